@@ -1,0 +1,64 @@
+#include "frontends/workloads.h"
+
+#include "absl/strings/str_cat.h"
+#include "frontends/builder.h"
+
+namespace kiln {
+
+absl::StatusOr<Graph> GeluNaive(DType dtype, const Dims& shape) {
+  GraphBuilder b;
+  Value x = b.Input("x", dtype, shape);
+  Value t1 = (x * x).Named("t1");
+  Value t2 = (t1 * x).Named("t2");
+  Value t3 = (0.044715 * t2).Named("t3");
+  Value t4 = (x + t3).Named("t4");
+  Value t5 = (0.79788456 * t4).Named("t5");
+  Value t6 = Tanh(t5).Named("t6");
+  Value t7 = (1.0 + t6).Named("t7");
+  Value t8 = (0.5 * x).Named("t8");
+  Value y = (t8 * t7).Named("y");
+  return b.Build({y});
+}
+
+absl::StatusOr<Graph> SoftmaxNaive(DType dtype, int64_t rows, int64_t cols) {
+  GraphBuilder b;
+  Value x = b.Input("x", dtype, {rows, cols});
+  Value m = ReduceMax(x, {1}, /*keepdims=*/true).Named("m");
+  Value d = (x - m).Named("d");
+  Value e = Exp(d).Named("e");
+  Value s = ReduceSum(e, {1}, /*keepdims=*/true).Named("s");
+  Value y = (e / s).Named("y");
+  return b.Build({y});
+}
+
+absl::StatusOr<Graph> RowSum(DType dtype, int64_t rows, int64_t cols) {
+  GraphBuilder b;
+  Value x = b.Input("x", dtype, {rows, cols});
+  Value y = ReduceSum(x, {1}).Named("y");
+  return b.Build({y});
+}
+
+absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k) {
+  GraphBuilder b;
+  Value a = b.Input("a", dtype, {m, k});
+  Value bm = b.Input("b", dtype, {k, n});
+  Value c = Matmul(a, bm).Named("c");
+  Value y = Relu(c).Named("y");
+  return b.Build({y});
+}
+
+absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims) {
+  const size_t want = name == "matmul_relu" ? 3 : 2;
+  if (dims.size() != want && !(name == "gelu_naive" && !dims.empty())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("workload ", name, " takes ", want, " dims, got ", DimsString(dims)));
+  }
+  if (name == "gelu_naive") return GeluNaive(dtype, dims);
+  if (name == "softmax_naive") return SoftmaxNaive(dtype, dims[0], dims[1]);
+  if (name == "row_sum") return RowSum(dtype, dims[0], dims[1]);
+  if (name == "matmul_relu") return MatmulRelu(dtype, dims[0], dims[1], dims[2]);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown workload \"", name, "\" (expected gelu_naive, softmax_naive, row_sum or matmul_relu)"));
+}
+
+}  // namespace kiln

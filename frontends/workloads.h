@@ -1,0 +1,35 @@
+// The seed workloads of DESIGN.md, built exactly as the lecture writes them.
+//
+//   absl::StatusOr<Graph> g = GeluNaive(DType::kF32, {16384, 16384});
+//   // nodes x, t1..t8, y and the three constants; output y
+#ifndef KILN_FRONTENDS_WORKLOADS_H_
+#define KILN_FRONTENDS_WORKLOADS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace kiln {
+
+// t1 = x*x; t2 = t1*x; t3 = 0.044715*t2; t4 = x+t3; t5 = 0.79788456*t4;
+// t6 = tanh(t5); t7 = 1+t6; t8 = 0.5*x; y = t8*t7
+absl::StatusOr<Graph> GeluNaive(DType dtype, const Dims& shape);
+
+// m = max(x, axis 1, keepdims); d = x - m; e = exp(d); s = sum(e, axis 1, keepdims); y = e / s
+absl::StatusOr<Graph> SoftmaxNaive(DType dtype, int64_t rows, int64_t cols);
+
+// y = sum(x, axis 1)
+absl::StatusOr<Graph> RowSum(DType dtype, int64_t rows, int64_t cols);
+
+// c = a @ b with a:[M,K], b:[K,N]; y = relu(c)
+absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k);
+
+// A workload by its DESIGN.md name ("gelu_naive", "softmax_naive", "row_sum",
+// "matmul_relu") with dims {M, N} ({M, N, K} for matmul_relu).
+absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims);
+
+}  // namespace kiln
+
+#endif  // KILN_FRONTENDS_WORKLOADS_H_

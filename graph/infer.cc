@@ -1,0 +1,288 @@
+#include "graph/infer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace kiln {
+namespace {
+
+// Collects the node's label so that every error below starts the same way.
+class Inference {
+ public:
+  Inference(NodeSpec spec, absl::Span<const Node* const> operands)
+      : spec_(std::move(spec)), operands_(operands) {}
+
+  absl::StatusOr<Node> Run();
+
+ private:
+  absl::Status Error(absl::string_view problem) const {
+    return absl::InvalidArgumentError(absl::StrCat(NodeLabel(spec_.name, spec_.op), ": ", problem));
+  }
+  const Node& operand(int i) const { return *operands_[i]; }
+  absl::Status CheckShape(const Dims& dims) const;
+  absl::Status CheckOperandDType(int i, bool allow_int, bool allow_bool) const;
+  absl::Status SameDTypes(int first, int last) const;
+  absl::StatusOr<Dims> Broadcast(int first, int last) const;
+
+  absl::Status InferInput(Node& node) const;
+  absl::Status InferConstant(Node& node) const;
+  absl::Status InferUnary(Node& node) const;
+  absl::Status InferBinary(Node& node) const;
+  absl::Status InferCompare(Node& node) const;
+  absl::Status InferSelect(Node& node) const;
+  absl::Status InferCast(Node& node) const;
+  absl::Status InferReduce(Node& node) const;
+  absl::Status InferMatmul(Node& node) const;
+  absl::Status InferReshape(Node& node) const;
+  absl::Status InferTranspose(Node& node) const;
+
+  NodeSpec spec_;
+  absl::Span<const Node* const> operands_;
+};
+
+absl::Status Inference::CheckShape(const Dims& dims) const {
+  absl::StatusOr<int64_t> count = CheckedNumElements(dims);
+  if (!count.ok()) return Error(count.status().message());
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == 0) {
+      return Error(absl::StrCat("shape ", DimsString(dims), " has a zero dim at axis ", i,
+                                "; empty tensors are not supported"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Inference::CheckOperandDType(int i, bool allow_int, bool allow_bool) const {
+  const DType dtype = operand(i).dtype;
+  if (IsFloat(dtype) || (allow_int && dtype == DType::kI32) || (allow_bool && dtype == DType::kBool)) {
+    return absl::OkStatus();
+  }
+  return Error(absl::StrCat("operand ", i, " (\"", operand(i).name, "\") has dtype ",
+                            DTypeName(dtype), ", which this op does not accept"));
+}
+
+absl::Status Inference::SameDTypes(int first, int last) const {
+  for (int i = first + 1; i <= last; ++i) {
+    if (operand(i).dtype != operand(first).dtype) {
+      return Error(absl::StrCat("operand dtypes ", DTypeName(operand(first).dtype), " and ",
+                                DTypeName(operand(i).dtype), " differ; insert a cast"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Dims> Inference::Broadcast(int first, int last) const {
+  Dims result = operand(first).shape;
+  for (int i = first + 1; i <= last; ++i) {
+    absl::StatusOr<Dims> next = BroadcastDims(result, operand(i).shape);
+    if (!next.ok()) return Error(next.status().message());
+    result = *std::move(next);
+  }
+  return result;
+}
+
+absl::Status Inference::InferInput(Node& node) const {
+  node.dtype = spec_.dtype;
+  node.shape = spec_.shape;
+  return CheckShape(node.shape);
+}
+
+absl::Status Inference::InferConstant(Node& node) const {
+  if (!spec_.shape.empty()) return Error("a constant is a scalar; its shape must be []");
+  node.dtype = spec_.dtype;
+  if (!IsFloat(node.dtype) && std::trunc(spec_.value) != spec_.value) {
+    return Error(absl::StrCat("value ", spec_.value, " is not a valid ", DTypeName(node.dtype)));
+  }
+  // Constants are immediates in f32 arithmetic whatever their dtype says, so a
+  // bf16 graph's 0.044715 keeps its f32 precision, as in PyTorch.
+  node.value = IsFloat(node.dtype) ? RoundToDType(spec_.value, DType::kF32)
+                                   : RoundToDType(spec_.value, node.dtype);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferUnary(Node& node) const {
+  const OpKind op = spec_.op;
+  const bool int_ok = op == OpKind::kNeg || op == OpKind::kAbs || op == OpKind::kRelu;
+  if (absl::Status s = CheckOperandDType(0, int_ok, false); !s.ok()) return s;
+  node.dtype = operand(0).dtype;
+  node.shape = operand(0).shape;
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferBinary(Node& node) const {
+  const bool int_ok = spec_.op != OpKind::kPow && spec_.op != OpKind::kDiv;
+  for (int i = 0; i < 2; ++i) {
+    if (absl::Status s = CheckOperandDType(i, int_ok, false); !s.ok()) return s;
+  }
+  if (absl::Status s = SameDTypes(0, 1); !s.ok()) return s;
+  absl::StatusOr<Dims> shape = Broadcast(0, 1);
+  if (!shape.ok()) return shape.status();
+  node.dtype = operand(0).dtype;
+  node.shape = *std::move(shape);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferCompare(Node& node) const {
+  const bool bool_ok = spec_.op == OpKind::kEq || spec_.op == OpKind::kNe;
+  for (int i = 0; i < 2; ++i) {
+    if (absl::Status s = CheckOperandDType(i, true, bool_ok); !s.ok()) return s;
+  }
+  if (absl::Status s = SameDTypes(0, 1); !s.ok()) return s;
+  absl::StatusOr<Dims> shape = Broadcast(0, 1);
+  if (!shape.ok()) return shape.status();
+  node.dtype = DType::kBool;
+  node.shape = *std::move(shape);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferSelect(Node& node) const {
+  if (operand(0).dtype != DType::kBool) {
+    return Error(absl::StrCat("condition (\"", operand(0).name, "\") has dtype ",
+                              DTypeName(operand(0).dtype), "; it must be bool"));
+  }
+  if (absl::Status s = SameDTypes(1, 2); !s.ok()) return s;
+  absl::StatusOr<Dims> shape = Broadcast(0, 2);
+  if (!shape.ok()) return shape.status();
+  node.dtype = operand(1).dtype;
+  node.shape = *std::move(shape);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferCast(Node& node) const {
+  node.dtype = spec_.dtype;
+  node.shape = operand(0).shape;
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferReduce(Node& node) const {
+  const bool int_ok = spec_.op != OpKind::kReduceMean;
+  if (absl::Status s = CheckOperandDType(0, int_ok, false); !s.ok()) return s;
+  const Dims& in = operand(0).shape;
+  const int64_t rank = static_cast<int64_t>(in.size());
+  if (spec_.axes.empty()) return Error("no reduction axes given");
+  std::vector<int64_t> axes;
+  for (int64_t axis : spec_.axes) {
+    if (axis < -rank || axis >= rank) {
+      return Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank, " operand ",
+                                DimsString(in)));
+    }
+    const int64_t normalized = axis < 0 ? axis + rank : axis;
+    if (std::find(axes.begin(), axes.end(), normalized) != axes.end()) {
+      return Error(absl::StrCat("axis ", axis, " is listed twice"));
+    }
+    axes.push_back(normalized);
+  }
+  std::sort(axes.begin(), axes.end());
+  node.dtype = operand(0).dtype;
+  node.keepdims = spec_.keepdims;
+  for (int64_t i = 0; i < rank; ++i) {
+    const bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+    if (!reduced) {
+      node.shape.push_back(in[i]);
+    } else if (spec_.keepdims) {
+      node.shape.push_back(1);
+    }
+  }
+  node.axes = std::move(axes);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferMatmul(Node& node) const {
+  for (int i = 0; i < 2; ++i) {
+    if (absl::Status s = CheckOperandDType(i, false, false); !s.ok()) return s;
+  }
+  if (absl::Status s = SameDTypes(0, 1); !s.ok()) return s;
+  const Dims& a = operand(0).shape;
+  const Dims& b = operand(1).shape;
+  if (a.size() != b.size() || (a.size() != 2 && a.size() != 3)) {
+    return Error(absl::StrCat("operands ", DimsString(a), " and ", DimsString(b),
+                              " must both be rank 2, or both rank 3 (batched)"));
+  }
+  const size_t r = a.size();
+  if (r == 3 && a[0] != b[0]) {
+    return Error(absl::StrCat("batch dims differ: ", DimsString(a), " x ", DimsString(b)));
+  }
+  if (a[r - 1] != b[r - 2]) {
+    return Error(absl::StrCat("inner dims differ: ", DimsString(a), " x ", DimsString(b)));
+  }
+  node.dtype = operand(0).dtype;
+  node.shape = a;
+  node.shape[r - 1] = b[r - 1];
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferReshape(Node& node) const {
+  if (absl::Status s = CheckShape(spec_.shape); !s.ok()) return s;
+  if (NumElements(spec_.shape) != NumElements(operand(0).shape)) {
+    return Error(absl::StrCat("cannot reshape ", DimsString(operand(0).shape), " (",
+                              NumElements(operand(0).shape), " elements) to ",
+                              DimsString(spec_.shape), " (", NumElements(spec_.shape),
+                              " elements)"));
+  }
+  node.dtype = operand(0).dtype;
+  node.shape = spec_.shape;
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferTranspose(Node& node) const {
+  const Dims& in = operand(0).shape;
+  if (spec_.perm.size() != in.size()) {
+    return Error(absl::StrCat("permutation has ", spec_.perm.size(), " entries for a rank ",
+                              in.size(), " operand"));
+  }
+  std::vector<bool> seen(in.size(), false);
+  for (int64_t p : spec_.perm) {
+    if (p < 0 || p >= static_cast<int64_t>(in.size()) || seen[p]) {
+      return Error(absl::StrCat("permutation is not a permutation of 0..", in.size() - 1));
+    }
+    seen[p] = true;
+    node.shape.push_back(in[p]);
+  }
+  node.dtype = operand(0).dtype;
+  node.perm = spec_.perm;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Node> Inference::Run() {
+  const int arity = OpArity(spec_.op);
+  if (static_cast<int>(operands_.size()) != arity) {
+    return Error(absl::StrCat("takes ", arity, " operand", arity == 1 ? "" : "s", ", got ",
+                              operands_.size()));
+  }
+  const OpFamily family = OpFamilyOf(spec_.op);
+  if (!spec_.axes.empty() && family != OpFamily::kReduce) return Error("axes are only for reductions");
+  if (!spec_.perm.empty() && family != OpFamily::kTranspose) return Error("perm is only for transpose");
+  if (!spec_.shape.empty() && family != OpFamily::kInput && family != OpFamily::kReshape &&
+      family != OpFamily::kConstant) {
+    return Error("a shape is only given for inputs and reshapes");
+  }
+  Node node{.name = spec_.name, .op = spec_.op, .operands = spec_.operands,
+            .dtype = DType::kF32, .shape = {}};
+  absl::Status status;
+  switch (family) {
+    case OpFamily::kInput: status = InferInput(node); break;
+    case OpFamily::kConstant: status = InferConstant(node); break;
+    case OpFamily::kUnary: status = InferUnary(node); break;
+    case OpFamily::kBinary: status = InferBinary(node); break;
+    case OpFamily::kCompare: status = InferCompare(node); break;
+    case OpFamily::kSelect: status = InferSelect(node); break;
+    case OpFamily::kCast: status = InferCast(node); break;
+    case OpFamily::kReduce: status = InferReduce(node); break;
+    case OpFamily::kMatmul: status = InferMatmul(node); break;
+    case OpFamily::kReshape: status = InferReshape(node); break;
+    case OpFamily::kTranspose: status = InferTranspose(node); break;
+  }
+  if (!status.ok()) return status;
+  return node;
+}
+
+}  // namespace
+
+absl::StatusOr<Node> InferNode(NodeSpec spec, absl::Span<const Node* const> operands) {
+  return Inference(std::move(spec), operands).Run();
+}
+
+}  // namespace kiln

@@ -1,0 +1,32 @@
+// The reference interpreter: a plain, obviously-correct CPU evaluation of any
+// valid graph. Every node's result is computed in double from its operands and
+// rounded to the node's dtype, exactly as the IR defines the op. It is the
+// oracle for every correctness test of generated kernels.
+//
+//   std::vector<HostTensor> inputs = ...;            // in graph.inputs() order
+//   absl::StatusOr<std::vector<HostTensor>> outs = EvaluateReference(graph, inputs);
+//   // (*outs)[i] is the value of graph.outputs()[i]
+#ifndef KILN_GRAPH_REFERENCE_H_
+#define KILN_GRAPH_REFERENCE_H_
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "graph/graph.h"
+#include "graph/host_tensor.h"
+
+namespace kiln {
+
+// Fails with InvalidArgument when the inputs do not match the graph's input
+// nodes in count, dtype or shape. Intermediates are freed after their last use.
+absl::StatusOr<std::vector<HostTensor>> EvaluateReference(const Graph& graph,
+                                                          absl::Span<const HostTensor> inputs);
+
+// Applies an elementwise op to operand values already read at one index:
+// the single definition of each op's math, shared with other CPU code.
+double ApplyElementwise(const Node& node, absl::Span<const double> operands);
+
+}  // namespace kiln
+
+#endif  // KILN_GRAPH_REFERENCE_H_
