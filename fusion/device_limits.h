@@ -1,0 +1,37 @@
+// The hardware figures that planning and the roofline use. With no GPU the
+// defaults describe an NVIDIA H200; a runtime with a device fills them from it.
+//
+//   DeviceLimits limits;                  // H200 defaults
+//   limits.sm_count = 114;                // e.g. an H100 PCIe
+//   limits.BlockRowBudgetBytes()          // on-chip bytes one block may hold
+#ifndef KILN_FUSION_DEVICE_LIMITS_H_
+#define KILN_FUSION_DEVICE_LIMITS_H_
+
+#include <cstdint>
+
+namespace kiln {
+
+struct DeviceLimits {
+  int sm_count = 132;
+  int64_t registers_per_sm = 65536;         // 32-bit registers
+  int64_t shared_memory_per_block = 232448;  // opt-in maximum, bytes
+  int max_threads_per_block = 1024;
+  int max_cluster_blocks = 8;                // portable thread-block cluster size
+  bool supports_clusters = true;
+  // Rates for the roofline bound.
+  double hbm_bytes_per_second = 4.22e12;    // measured copy rate, read + write
+  double f32_flops_per_second = 67e12;
+  double tensor_flops_per_second = 790e12;  // dense bf16/f16 matrix rate, measured
+
+  // Values one thread may keep in registers for a persistent row: enough to
+  // hold a long row while leaving registers for the arithmetic around it.
+  static constexpr int kValuesPerThread = 32;
+
+  // Bytes of f32 row data one block may hold persistently: half the SM's
+  // register file, so two blocks can still overlap their loads.
+  int64_t BlockRowBudgetBytes() const { return registers_per_sm * 4 / 2; }
+};
+
+}  // namespace kiln
+
+#endif  // KILN_FUSION_DEVICE_LIMITS_H_

@@ -1,0 +1,350 @@
+#include "fusion/grouping.h"
+
+#include <algorithm>
+#include <queue>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "fusion/op_class.h"
+
+namespace kiln {
+namespace {
+
+struct Decision {
+  bool ok = false;
+  std::string reason;
+};
+
+Decision Accept() { return {true, ""}; }
+Decision Reject(std::string reason) { return {false, std::move(reason)}; }
+
+std::string Quoted(const Node& node) { return absl::StrCat("\"", absl::CEscape(node.name), "\""); }
+
+class Grouper {
+ public:
+  Grouper(const Graph& graph, bool fuse)
+      : graph_(graph), fuse_(fuse), group_of_(graph.size(), -1), readers_(graph.size()) {}
+
+  Grouping Run();
+
+ private:
+  struct GroupState {
+    Group group;
+    NodeId min_node = 0;
+    NodeId max_node = 0;
+    absl::flat_hash_set<int> reads_from;  // groups whose outputs this group reads
+  };
+
+  const Node& node(NodeId id) const { return graph_.node(id); }
+  // The group whose memory an operand lives in: views resolve to their root.
+  int SourceGroup(NodeId id) const;
+  NodeId Root(NodeId id) const;
+  Decision CanJoin(NodeId n, int gid) const;
+  Decision CanJoinElementwise(NodeId n, const GroupState& g, int gid) const;
+  bool WouldCycle(NodeId n, int gid) const;
+  bool Reaches(int from, int target) const;
+  void Place(NodeId n, int gid);
+  int NewGroup(NodeId n);
+  std::vector<int> LaunchOrder() const;
+  std::string Explain(NodeId producer, NodeId consumer) const;
+
+  const Graph& graph_;
+  const bool fuse_;
+  std::vector<int> group_of_;
+  std::vector<GroupState> groups_;
+  std::vector<std::vector<int>> readers_;  // per tensor: groups that read it from memory
+  // Per consumer: the producer groups it did not join, and why.
+  std::vector<std::vector<std::pair<int, std::string>>> rejections_;
+};
+
+NodeId Grouper::Root(NodeId id) const {
+  while (ClassifyNode(graph_, id) == OpClass::kView) id = node(id).operands[0];
+  return id;
+}
+
+int Grouper::SourceGroup(NodeId id) const { return group_of_[Root(id)]; }
+
+Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) const {
+  const Dims& shape = node(n).shape;
+  const Group& group = g.group;
+  std::vector<Dims> allowed_operand_shapes;
+  switch (group.kind) {
+    case KernelKind::kPointwise:
+    case KernelKind::kMatmul:
+      if (shape != group.shape) {
+        return Reject(absl::StrCat("consumer shape ", DimsString(shape),
+                                   " differs from the kernel's iteration shape ",
+                                   DimsString(group.shape)));
+      }
+      allowed_operand_shapes = {group.shape};
+      break;
+    case KernelKind::kRowReduction:
+      if (shape == group.shape) {
+        allowed_operand_shapes = {group.shape, group.row_shape};
+      } else if (shape == group.row_shape || shape == group.reduced_shape) {
+        allowed_operand_shapes = {group.row_shape, group.reduced_shape};
+      } else {
+        return Reject(absl::StrCat("consumer shape ", DimsString(shape),
+                                   " is neither the rows ", DimsString(group.row_shape),
+                                   " nor the full shape ", DimsString(group.shape),
+                                   " of the row kernel"));
+      }
+      break;
+    default:
+      return Reject(absl::StrCat("a ", KernelKindName(group.kind), " kernel takes no fused consumers"));
+  }
+  for (NodeId p : node(n).operands) {
+    if (group_of_[p] != gid) continue;
+    const Dims& operand_shape = node(p).shape;
+    if (std::find(allowed_operand_shapes.begin(), allowed_operand_shapes.end(), operand_shape) ==
+        allowed_operand_shapes.end()) {
+      return Reject(absl::StrCat("operand ", Quoted(node(p)), " ", DimsString(operand_shape),
+                                 " would be broadcast to ", DimsString(shape),
+                                 " inside the kernel; it is materialized instead"));
+    }
+  }
+  return Accept();
+}
+
+Decision Grouper::CanJoin(NodeId n, int gid) const {
+  const GroupState& g = groups_[gid];
+  for (NodeId p : node(n).operands) {
+    if (ClassifyNode(graph_, p) == OpClass::kView && SourceGroup(p) == gid) {
+      return Reject(absl::StrCat("operand ", Quoted(node(p)),
+                                 " is a reshape of this kernel's own output, read back from memory"));
+    }
+  }
+  Decision decision;
+  switch (ClassifyNode(graph_, n)) {
+    case OpClass::kElementwise: decision = CanJoinElementwise(n, g, gid); break;
+    case OpClass::kRowReduction: {
+      const RowGeometry geometry = *RowGeometryOf(graph_, n);
+      const bool same_rows = g.group.kind == KernelKind::kRowReduction &&
+                             g.group.shape == geometry.full_shape &&
+                             g.group.row_shape == geometry.row_shape;
+      const bool prologue = g.group.kind == KernelKind::kPointwise && g.group.shape == geometry.full_shape;
+      decision = same_rows || prologue
+                     ? Accept()
+                     : Reject(absl::StrCat("reduction over rows of ", DimsString(geometry.full_shape),
+                                           " does not match the kernel's iteration shape ",
+                                           DimsString(g.group.shape)));
+      break;
+    }
+    case OpClass::kMatmul: decision = Reject("consumer is a matmul operand, read from memory by tiles"); break;
+    case OpClass::kReduction:
+      decision = Reject(absl::StrCat("reduction over non-trailing axes [", absl::StrJoin(node(n).axes, ","),
+                                     "] runs as its own kernel"));
+      break;
+    case OpClass::kTranspose: decision = Reject("a transpose runs as its own kernel"); break;
+    case OpClass::kSource:
+    case OpClass::kView: decision = Reject("not a computation"); break;
+  }
+  if (decision.ok && WouldCycle(n, gid)) {
+    return Reject("fusing would create a cycle between kernels");
+  }
+  return decision;
+}
+
+// Joining n to gid creates a cycle exactly when an operand of n that lives in
+// another group depends, through groups, on gid.
+bool Grouper::WouldCycle(NodeId n, int gid) const {
+  for (NodeId p : node(n).operands) {
+    const int h = SourceGroup(p);
+    if (h >= 0 && h != gid && Reaches(h, gid)) return true;
+  }
+  return false;
+}
+
+bool Grouper::Reaches(int from, int target) const {
+  const NodeId target_min = groups_[target].min_node;
+  std::vector<int> stack = {from};
+  absl::flat_hash_set<int> seen = {from};
+  while (!stack.empty()) {
+    const int g = stack.back();
+    stack.pop_back();
+    if (g == target) return true;
+    // A group whose nodes all precede the target's first node cannot depend on it.
+    if (groups_[g].max_node < target_min) continue;
+    for (int next : groups_[g].reads_from) {
+      if (seen.insert(next).second) stack.push_back(next);
+    }
+  }
+  return false;
+}
+
+void Grouper::Place(NodeId n, int gid) {
+  GroupState& g = groups_[gid];
+  g.group.nodes.push_back(n);
+  g.max_node = n;
+  group_of_[n] = gid;
+  if (ClassifyNode(graph_, n) == OpClass::kRowReduction && g.group.kind == KernelKind::kPointwise) {
+    const RowGeometry geometry = *RowGeometryOf(graph_, n);
+    g.group.kind = KernelKind::kRowReduction;
+    g.group.shape = geometry.full_shape;
+    g.group.row_shape = geometry.row_shape;
+    g.group.reduced_shape = geometry.reduced_shape;
+  }
+  for (NodeId p : node(n).operands) {
+    const int h = SourceGroup(p);
+    if (h == gid) continue;
+    if (h >= 0) g.reads_from.insert(h);
+    const NodeId root = Root(p);
+    if (ClassifyNode(graph_, root) != OpClass::kSource || node(root).op == OpKind::kInput) {
+      std::vector<int>& readers = readers_[root];
+      if (std::find(readers.begin(), readers.end(), gid) == readers.end()) readers.push_back(gid);
+    }
+  }
+}
+
+int Grouper::NewGroup(NodeId n) {
+  GroupState state;
+  state.min_node = n;
+  state.max_node = n;
+  switch (ClassifyNode(graph_, n)) {
+    case OpClass::kRowReduction: {
+      const RowGeometry geometry = *RowGeometryOf(graph_, n);
+      state.group.kind = KernelKind::kRowReduction;
+      state.group.shape = geometry.full_shape;
+      state.group.row_shape = geometry.row_shape;
+      state.group.reduced_shape = geometry.reduced_shape;
+      break;
+    }
+    case OpClass::kMatmul: state.group.kind = KernelKind::kMatmul; break;
+    case OpClass::kReduction: state.group.kind = KernelKind::kReduction; break;
+    case OpClass::kTranspose: state.group.kind = KernelKind::kTranspose; break;
+    default: state.group.kind = KernelKind::kPointwise; break;
+  }
+  if (state.group.shape.empty()) state.group.shape = node(n).shape;
+  groups_.push_back(std::move(state));
+  const int gid = static_cast<int>(groups_.size()) - 1;
+  Place(n, gid);
+  return gid;
+}
+
+std::vector<int> Grouper::LaunchOrder() const {
+  const int count = static_cast<int>(groups_.size());
+  std::vector<int> pending(count, 0);
+  std::vector<std::vector<int>> dependents(count);
+  for (int g = 0; g < count; ++g) {
+    for (int h : groups_[g].reads_from) {
+      ++pending[g];
+      dependents[h].push_back(g);
+    }
+  }
+  // Among ready groups, the one whose first node comes first: deterministic and
+  // close to the graph's own order.
+  using Entry = std::pair<NodeId, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
+  for (int g = 0; g < count; ++g) {
+    if (pending[g] == 0) ready.push({groups_[g].min_node, g});
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int g = ready.top().second;
+    ready.pop();
+    order.push_back(g);
+    for (int d : dependents[g]) {
+      if (--pending[d] == 0) ready.push({groups_[d].min_node, d});
+    }
+  }
+  return order;
+}
+
+std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
+  if (ClassifyNode(graph_, consumer) == OpClass::kView) {
+    return "consumer is a reshape, a view of memory: the producer is materialized";
+  }
+  if (ClassifyNode(graph_, producer) == OpClass::kView) {
+    return absl::StrCat("operand is a reshape, a view of ", Quoted(node(Root(producer))),
+                        " read from memory");
+  }
+  const int h = group_of_[producer];
+  for (const auto& [gid, reason] : rejections_[consumer]) {
+    if (gid == h) return reason;
+  }
+  return "consumer was fused into the kernel of another operand";
+}
+
+Grouping Grouper::Run() {
+  rejections_.resize(graph_.size());
+  for (NodeId n = 0; n < graph_.size(); ++n) {
+    const OpClass op_class = ClassifyNode(graph_, n);
+    if (op_class == OpClass::kSource || op_class == OpClass::kView) continue;
+    if (!fuse_) {
+      NewGroup(n);
+      continue;
+    }
+    // Producers' groups first (fusing them saves a write and a read), then
+    // groups that already read one of the same tensors (saves a read).
+    std::vector<int> candidates;
+    auto add = [&](int gid) {
+      if (gid >= 0 && std::find(candidates.begin(), candidates.end(), gid) == candidates.end()) {
+        candidates.push_back(gid);
+      }
+    };
+    for (NodeId p : node(n).operands) {
+      if (ClassifyNode(graph_, p) != OpClass::kView) add(group_of_[p]);
+    }
+    const size_t producer_candidates = candidates.size();
+    constexpr size_t kSiblingsTried = 4;
+    for (NodeId p : node(n).operands) {
+      const std::vector<int>& readers = readers_[Root(p)];
+      const size_t first = readers.size() > kSiblingsTried ? readers.size() - kSiblingsTried : 0;
+      for (size_t i = readers.size(); i-- > first;) add(readers[i]);
+    }
+    int chosen = -1;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      const bool is_producer = i < producer_candidates;
+      if (chosen >= 0 && !is_producer) break;
+      Decision decision = CanJoin(n, candidates[i]);
+      if (decision.ok && chosen < 0) {
+        chosen = candidates[i];
+      } else if (!decision.ok && is_producer) {
+        rejections_[n].push_back({candidates[i], std::move(decision.reason)});
+      }
+    }
+    if (chosen >= 0) {
+      Place(n, chosen);
+    } else {
+      NewGroup(n);
+    }
+  }
+
+  Grouping result;
+  result.group_of.assign(graph_.size(), -1);
+  const std::vector<int> order = LaunchOrder();
+  std::vector<int> renumber(groups_.size(), -1);
+  for (size_t i = 0; i < order.size(); ++i) {
+    renumber[order[i]] = static_cast<int>(i);
+    result.groups.push_back(groups_[order[i]].group);
+  }
+  for (NodeId n = 0; n < graph_.size(); ++n) {
+    if (group_of_[n] >= 0) result.group_of[n] = renumber[group_of_[n]];
+  }
+  if (fuse_) {
+    for (NodeId consumer = 0; consumer < graph_.size(); ++consumer) {
+      if (ClassifyNode(graph_, consumer) == OpClass::kSource) continue;
+      const std::vector<NodeId>& operands = node(consumer).operands;
+      for (size_t i = 0; i < operands.size(); ++i) {
+        const NodeId producer = operands[i];
+        if (std::find(operands.begin(), operands.begin() + i, producer) != operands.begin() + i) continue;
+        const OpClass producer_class = ClassifyNode(graph_, producer);
+        if (producer_class == OpClass::kSource) continue;
+        if (producer_class == OpClass::kView && SourceGroup(producer) < 0) continue;
+        if (group_of_[producer] >= 0 && group_of_[producer] == group_of_[consumer]) continue;
+        result.boundaries.push_back({producer, consumer, Explain(producer, consumer)});
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+Grouping GroupNodes(const Graph& graph, bool fuse) { return Grouper(graph, fuse).Run(); }
+
+}  // namespace kiln

@@ -1,0 +1,34 @@
+// Step one of planning: assigning compute nodes to kernel groups.
+//
+//   Grouping g = GroupNodes(graph, /*fuse=*/true);
+//   g.group_of[id]   // group index, or -1 for inputs, constants and views
+//   g.groups[i].kind
+#ifndef KILN_FUSION_GROUPING_H_
+#define KILN_FUSION_GROUPING_H_
+
+#include <vector>
+
+#include "fusion/plan.h"
+#include "graph/graph.h"
+
+namespace kiln {
+
+struct Group {
+  KernelKind kind = KernelKind::kPointwise;
+  Dims shape;        // the iteration shape: the output shape, or a row group's full shape
+  Dims row_shape;    // row groups: the full shape with reduced axes set to 1
+  Dims reduced_shape;  // row groups: the full shape without the reduced axes
+  std::vector<NodeId> nodes;  // ascending
+};
+
+struct Grouping {
+  std::vector<Group> groups;           // in a valid launch order
+  std::vector<int> group_of;           // per node
+  std::vector<Boundary> boundaries;
+};
+
+Grouping GroupNodes(const Graph& graph, bool fuse);
+
+}  // namespace kiln
+
+#endif  // KILN_FUSION_GROUPING_H_

@@ -1,0 +1,41 @@
+// How the fusion planner sees each node.
+//
+//   ClassifyNode(graph, id)     -> OpClass::kRowReduction for sum(x, axis=1) of a [M,N] x
+//   RowGeometryOf(graph, id)    -> {full_shape [M,N], rows M, row_length N, row_shape [M,1]}
+#ifndef KILN_FUSION_OP_CLASS_H_
+#define KILN_FUSION_OP_CLASS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "graph/graph.h"
+
+namespace kiln {
+
+enum class OpClass {
+  kSource,        // input or constant: not computed by a kernel
+  kView,          // reshape: reinterprets its operand's memory
+  kElementwise,
+  kRowReduction,  // reduces a trailing run of axes
+  kReduction,     // reduces any other set of axes
+  kMatmul,
+  kTranspose,
+};
+
+OpClass ClassifyNode(const Graph& graph, NodeId id);
+
+// The rows of a reduction over trailing axes.
+struct RowGeometry {
+  Dims full_shape;       // the reduced operand's shape
+  Dims row_shape;        // full_shape with the reduced axes set to 1
+  Dims reduced_shape;    // full_shape without the reduced axes
+  int64_t rows = 0;
+  int64_t row_length = 0;
+};
+
+// Set for row reductions only.
+std::optional<RowGeometry> RowGeometryOf(const Graph& graph, NodeId id);
+
+}  // namespace kiln
+
+#endif  // KILN_FUSION_OP_CLASS_H_

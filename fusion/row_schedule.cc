@@ -1,0 +1,245 @@
+#include "fusion/row_schedule.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "fusion/op_class.h"
+
+namespace kiln {
+namespace {
+
+constexpr int64_t kWarpRowLimit = 32 * DeviceLimits::kValuesPerThread;  // 1024 values
+constexpr int kTargetValuesPerThread = 16;
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int PowerOfTwoAtLeast(int64_t v) { return static_cast<int>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(v, 1)))); }
+
+std::string Bytes(int64_t bytes) {
+  if (bytes >= (int64_t{1} << 20) && bytes % (int64_t{1} << 20) == 0) return absl::StrCat(bytes >> 20, " MiB");
+  if (bytes >= 1024 && bytes % 1024 == 0) return absl::StrCat(bytes >> 10, " KiB");
+  return absl::StrCat(bytes, " B");
+}
+
+bool IsReduction(const Node& node) { return OpFamilyOf(node.op) == OpFamily::kReduce; }
+
+class RowScheduler {
+ public:
+  RowScheduler(const Graph& graph, const Group& group, const std::vector<NodeId>& inputs,
+               const std::vector<NodeId>& outputs, const DeviceLimits& limits)
+      : graph_(graph), group_(group), inputs_(inputs), outputs_(outputs), limits_(limits),
+        members_(group.nodes.begin(), group.nodes.end()) {}
+
+  RowSchedule Run();
+
+ private:
+  bool InGroup(NodeId id) const { return members_.contains(id); }
+  bool IsFull(NodeId id) const { return graph_.node(id).shape == group_.shape; }
+  // The max reduction m when `sum` is sum(exp(t - m)) with m = max(t) in the group.
+  NodeId OnlineSoftmaxPartner(NodeId sum) const;
+  void AssignStages(bool merge_online);
+  std::vector<NodeId> FullInputsReachedFrom(const std::vector<NodeId>& roots) const;
+  void ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_bytes) const;
+
+  const Graph& graph_;
+  const Group& group_;
+  const std::vector<NodeId>& inputs_;
+  const std::vector<NodeId>& outputs_;
+  const DeviceLimits& limits_;
+  absl::flat_hash_set<NodeId> members_;
+  absl::flat_hash_map<NodeId, int> level_;   // reductions that must finish before the value is known
+  std::map<int, std::vector<NodeId>> stages_;
+  bool merged_online_ = false;
+};
+
+NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
+  const Node& s = graph_.node(sum);
+  if (s.op != OpKind::kReduceSum) return -1;
+  const NodeId e = s.operands[0];
+  if (!InGroup(e) || graph_.node(e).op != OpKind::kExp) return -1;
+  const NodeId d = graph_.node(e).operands[0];
+  if (!InGroup(d) || graph_.node(d).op != OpKind::kSub) return -1;
+  const NodeId t = graph_.node(d).operands[0];
+  const NodeId m = graph_.node(d).operands[1];
+  if (!InGroup(m) || graph_.node(m).op != OpKind::kReduceMax || graph_.node(m).operands[0] != t) {
+    return -1;
+  }
+  if (!IsFull(t) || !IsFull(d)) return -1;
+  return m;
+}
+
+void RowScheduler::AssignStages(bool merge_online) {
+  level_.clear();
+  stages_.clear();
+  merged_online_ = false;
+  for (NodeId n : group_.nodes) {
+    int level = 0;
+    const Node& node = graph_.node(n);
+    for (NodeId p : node.operands) {
+      if (InGroup(p)) level = std::max(level, level_[p]);
+    }
+    if (IsReduction(node)) {
+      int stage = level;
+      const NodeId partner = merge_online ? OnlineSoftmaxPartner(n) : -1;
+      if (partner >= 0) {
+        stage = level_[partner] - 1;
+        merged_online_ = true;
+      }
+      stages_[stage].push_back(n);
+      level = stage + 1;
+    }
+    level_[n] = level;
+  }
+}
+
+// External full-shape inputs that the values of `roots` need, stopping at
+// reductions (their results are known once their stage is done).
+std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId>& roots) const {
+  absl::flat_hash_set<NodeId> seen;
+  std::vector<NodeId> stack = roots;
+  std::vector<NodeId> found;
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    for (NodeId p : graph_.node(n).operands) {
+      if (!seen.insert(p).second) continue;
+      if (InGroup(p)) {
+        if (!IsReduction(graph_.node(p))) stack.push_back(p);
+      } else if (IsFull(p) && graph_.node(p).op != OpKind::kConstant) {
+        found.push_back(p);
+      }
+    }
+  }
+  std::vector<NodeId> ordered;
+  for (NodeId input : inputs_) {
+    if (std::find(found.begin(), found.end(), input) != found.end()) ordered.push_back(input);
+  }
+  return ordered;
+}
+
+void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_bytes) const {
+  const int64_t length = s.row_length;
+  const int64_t row_bytes = length * 4;
+  const int64_t block_budget = limits_.BlockRowBudgetBytes();
+  const bool few_rows = s.rows < 2 * static_cast<int64_t>(limits_.sm_count);
+  const std::string row = absl::StrCat("row of ", length, " f32 = ", Bytes(row_bytes));
+  if (!needs_hold) {
+    if (length <= kWarpRowLimit) {
+      s.strategy = RowStrategy::kWarpPersistent;
+      s.threads = 32;
+      s.values_per_thread = static_cast<int>(CeilDiv(length, 32));
+      s.reason = absl::StrCat(row, " fits one warp: a warp per row, one pass");
+    } else if (few_rows && limits_.supports_clusters) {
+      s.strategy = RowStrategy::kClusterLooped;
+      s.cluster_blocks = limits_.max_cluster_blocks;
+      s.threads = 1024;
+      s.reason = absl::StrCat("single pass; ", s.rows, " rows cannot fill ", limits_.sm_count,
+                              " SMs, so each row is split over a cluster of ", s.cluster_blocks,
+                              " blocks");
+    } else {
+      s.strategy = RowStrategy::kLooped;
+      s.threads = length >= 8192 ? 512 : 256;
+      s.reason = absl::StrCat("single pass: a reduction alone needs no row held on chip; a block per row");
+    }
+    return;
+  }
+  const std::string held = held_bytes == row_bytes ? row : absl::StrCat(row, " x ", held_bytes / row_bytes, " inputs");
+  const int64_t held_values = held_bytes / 4;
+  if (held_values <= kWarpRowLimit) {
+    s.strategy = RowStrategy::kWarpPersistent;
+    s.threads = 32;
+    s.values_per_thread = static_cast<int>(CeilDiv(length, 32));
+    s.reason = absl::StrCat(held, " fits one warp's registers: a warp per row");
+    return;
+  }
+  if (held_bytes <= block_budget) {
+    s.strategy = RowStrategy::kBlockPersistent;
+    s.threads = std::clamp(PowerOfTwoAtLeast(CeilDiv(length, kTargetValuesPerThread)), 128,
+                           limits_.max_threads_per_block);
+    s.values_per_thread = static_cast<int>(CeilDiv(length, s.threads));
+    s.reason = absl::StrCat(held, " fits one block's on-chip budget of ", Bytes(block_budget),
+                            ": a block per row");
+    return;
+  }
+  const int64_t cluster_budget = block_budget * limits_.max_cluster_blocks;
+  if (limits_.supports_clusters && held_bytes <= cluster_budget) {
+    s.strategy = RowStrategy::kClusterPersistent;
+    s.cluster_blocks = std::min(PowerOfTwoAtLeast(CeilDiv(held_bytes, block_budget)) * 2,
+                                limits_.max_cluster_blocks);
+    s.threads = std::clamp(
+        PowerOfTwoAtLeast(CeilDiv(length, int64_t{kTargetValuesPerThread} * s.cluster_blocks)), 128,
+        limits_.max_threads_per_block);
+    s.values_per_thread = static_cast<int>(CeilDiv(length, int64_t{s.threads} * s.cluster_blocks));
+    s.reason = absl::StrCat(held, " exceeds one block's on-chip budget of ", Bytes(block_budget),
+                            "; split over a cluster of ", s.cluster_blocks,
+                            " blocks that holds it in registers");
+    return;
+  }
+  s.strategy = few_rows && limits_.supports_clusters ? RowStrategy::kClusterLooped : RowStrategy::kLooped;
+  s.cluster_blocks = s.strategy == RowStrategy::kClusterLooped ? limits_.max_cluster_blocks : 1;
+  s.threads = 512;
+  s.reason = absl::StrCat(held, " exceeds the on-chip budget of ",
+                          limits_.supports_clusters ? "a cluster, " : "a block, ",
+                          Bytes(limits_.supports_clusters ? cluster_budget : block_budget),
+                          "; looped over tiles");
+}
+
+RowSchedule RowScheduler::Run() {
+  RowSchedule s;
+  s.rows = NumElements(group_.row_shape);
+  s.row_length = NumElements(group_.shape) / s.rows;
+
+  AssignStages(/*merge_online=*/false);
+  std::vector<NodeId> full_outputs;
+  for (NodeId out : outputs_) {
+    if (IsFull(out)) full_outputs.push_back(out);
+  }
+  bool full_after_reduction = false;
+  for (NodeId n : group_.nodes) {
+    if (IsFull(n) && !IsReduction(graph_.node(n)) && level_[n] > 0) full_after_reduction = true;
+  }
+  const bool needs_hold = stages_.size() > 1 || full_after_reduction;
+  int64_t held = 0;
+  for (NodeId input : inputs_) {
+    if (IsFull(input)) ++held;
+  }
+  ChooseStrategy(s, needs_hold, std::max<int64_t>(held, 1) * s.row_length * 4);
+
+  const bool looped = s.strategy == RowStrategy::kLooped || s.strategy == RowStrategy::kClusterLooped;
+  if (looped) {
+    AssignStages(/*merge_online=*/true);
+    s.online_softmax = merged_online_;
+  }
+  for (auto& [stage, reductions] : stages_) s.stages.push_back(reductions);
+
+  if (looped) {
+    for (const std::vector<NodeId>& reductions : s.stages) {
+      s.pass_inputs.push_back(FullInputsReachedFrom(reductions));
+    }
+    if (!full_outputs.empty()) s.pass_inputs.push_back(FullInputsReachedFrom(full_outputs));
+  } else {
+    std::vector<NodeId> all;
+    for (NodeId input : inputs_) {
+      if (IsFull(input)) all.push_back(input);
+    }
+    s.pass_inputs.push_back(all);
+  }
+  s.passes = static_cast<int>(s.pass_inputs.size());
+  if (looped && s.passes > 1) {
+    absl::StrAppend(&s.reason, ", ", s.passes, " passes",
+                    s.online_softmax ? " (online max/sum recurrence)" : "");
+  }
+  return s;
+}
+
+}  // namespace
+
+RowSchedule ScheduleRows(const Graph& graph, const Group& group, const std::vector<NodeId>& inputs,
+                         const std::vector<NodeId>& outputs, const DeviceLimits& limits) {
+  return RowScheduler(graph, group, inputs, outputs, limits).Run();
+}
+
+}  // namespace kiln

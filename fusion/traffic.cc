@@ -1,0 +1,49 @@
+#include "fusion/traffic.h"
+
+#include <algorithm>
+
+namespace kiln {
+
+int64_t TensorBytes(const Node& node) { return NumElements(node.shape) * DTypeSize(node.dtype); }
+
+Traffic KernelTraffic(const Graph& graph, const Kernel& kernel) {
+  Traffic t;
+  for (NodeId input : kernel.inputs) {
+    int reads = 1;
+    if (kernel.kind == KernelKind::kRowReduction) {
+      // Full-shape inputs are read once per pass that needs them.
+      const auto& passes = kernel.row.pass_inputs;
+      const bool full = std::any_of(passes.begin(), passes.end(), [&](const std::vector<NodeId>& p) {
+        return std::find(p.begin(), p.end(), input) != p.end();
+      });
+      if (full) {
+        reads = static_cast<int>(std::count_if(passes.begin(), passes.end(), [&](const std::vector<NodeId>& p) {
+          return std::find(p.begin(), p.end(), input) != p.end();
+        }));
+      }
+    }
+    t.bytes_read += reads * TensorBytes(graph.node(input));
+  }
+  for (NodeId output : kernel.outputs) t.bytes_written += TensorBytes(graph.node(output));
+  for (NodeId id : kernel.nodes) {
+    const Node& node = graph.node(id);
+    if (node.op == OpKind::kMatmul) {
+      const Dims& a = graph.node(node.operands[0]).shape;
+      const int64_t k = a.back();
+      t.flops += 2.0 * static_cast<double>(NumElements(node.shape)) * static_cast<double>(k);
+      t.tensor_core = node.dtype == DType::kF16 || node.dtype == DType::kBF16;
+    } else if (OpFamilyOf(node.op) == OpFamily::kReduce) {
+      t.flops += static_cast<double>(NumElements(graph.node(node.operands[0]).shape));
+    } else if (IsElementwise(node.op)) {
+      t.flops += static_cast<double>(NumElements(node.shape));
+    }
+  }
+  return t;
+}
+
+double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits) {
+  const double rate = traffic.tensor_core ? limits.tensor_flops_per_second : limits.f32_flops_per_second;
+  return std::max(static_cast<double>(traffic.bytes()) / limits.hbm_bytes_per_second, traffic.flops / rate);
+}
+
+}  // namespace kiln

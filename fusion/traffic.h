@@ -1,0 +1,25 @@
+// The traffic model of DESIGN.md: compulsory HBM bytes and FLOPs per kernel.
+//
+//   Traffic t = KernelTraffic(graph, kernel);   // kernel.inputs/outputs/row set
+//   RooflineSeconds(t, limits)                   // max(bytes / bandwidth, flops / rate)
+//
+// A kernel reads each distinct tensor it consumes once in full (a broadcast
+// operand costs its own size), except that a looped row strategy reads a
+// full-shape input once per pass that uses it; it writes each output once.
+// Constants are immediates and cost nothing. A matmul counts A, B and C once.
+#ifndef KILN_FUSION_TRAFFIC_H_
+#define KILN_FUSION_TRAFFIC_H_
+
+#include "fusion/device_limits.h"
+#include "fusion/plan.h"
+#include "graph/graph.h"
+
+namespace kiln {
+
+Traffic KernelTraffic(const Graph& graph, const Kernel& kernel);
+double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits);
+int64_t TensorBytes(const Node& node);
+
+}  // namespace kiln
+
+#endif  // KILN_FUSION_TRAFFIC_H_

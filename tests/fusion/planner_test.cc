@@ -1,0 +1,310 @@
+#include "fusion/planner.h"
+
+#include <string>
+#include <vector>
+
+#include "frontends/builder.h"
+#include "frontends/workloads.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct Plans {
+  Plan fused;
+  Plan unfused;
+};
+
+Plans PlanBoth(const Graph& graph, const DeviceLimits& limits = DeviceLimits{}) {
+  absl::StatusOr<Plan> fused = PlanFusion(graph, limits);
+  absl::StatusOr<Plan> unfused = PlanUnfused(graph, limits);
+  EXPECT_TRUE(fused.ok()) << fused.status();
+  EXPECT_TRUE(unfused.ok()) << unfused.status();
+  return {*fused, *unfused};
+}
+
+std::vector<std::string> NodeNames(const Graph& graph, const std::vector<NodeId>& ids) {
+  std::vector<std::string> names;
+  for (NodeId id : ids) names.push_back(graph.node(id).name);
+  return names;
+}
+
+TEST(PlannerTest, GeluF32MatchesDesignNumbers) {
+  const Graph graph = *GeluNaive(DType::kF32, {16384, 16384});
+  const Plans plans = PlanBoth(graph);
+  EXPECT_EQ(plans.unfused.kernels.size(), 9u);
+  EXPECT_EQ(plans.unfused.total.bytes(), 22'548'578'304);
+  ASSERT_EQ(plans.fused.kernels.size(), 1u);
+  EXPECT_EQ(plans.fused.total.bytes(), 2'147'483'648);
+  const Kernel& k = plans.fused.kernels[0];
+  EXPECT_EQ(k.name, "f0_pointwise");
+  EXPECT_EQ(k.kind, KernelKind::kPointwise);
+  EXPECT_THAT(NodeNames(graph, k.nodes), ElementsAre("t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "y"));
+  EXPECT_THAT(NodeNames(graph, k.inputs), ElementsAre("x"));
+  EXPECT_THAT(NodeNames(graph, k.outputs), ElementsAre("y"));
+  EXPECT_TRUE(plans.fused.boundaries.empty());
+}
+
+TEST(PlannerTest, GeluBf16HalvesTheBytes) {
+  const Plans plans = PlanBoth(*GeluNaive(DType::kBF16, {16384, 16384}));
+  EXPECT_EQ(plans.unfused.total.bytes(), 21 * int64_t{268435456} * 2);
+  EXPECT_EQ(plans.fused.total.bytes(), 1'073'741'824);
+}
+
+TEST(PlannerTest, UnfusedNamesEveryOpKernel) {
+  const Graph graph = *GeluNaive(DType::kF32, {64, 64});
+  const Plan unfused = *PlanUnfused(graph, DeviceLimits{});
+  std::vector<std::string> names;
+  for (const Kernel& k : unfused.kernels) names.push_back(k.name);
+  EXPECT_THAT(names, ElementsAre("u0_mul", "u1_mul", "u2_mul", "u3_add", "u4_mul", "u5_tanh",
+                                 "u6_add", "u7_mul", "u8_mul"));
+  // t1 = x * x reads x once: distinct tensors only.
+  EXPECT_EQ(unfused.kernels[0].traffic.bytes_read, 64 * 64 * 4);
+}
+
+struct SoftmaxCase {
+  int64_t rows, cols;
+  RowStrategy strategy;
+};
+
+TEST(PlannerTest, SoftmaxAtEveryBenchmarkShapeIsOneKernelReadingTheRowOnce) {
+  const SoftmaxCase cases[] = {
+      {65536, 1024, RowStrategy::kWarpPersistent},
+      {16384, 4096, RowStrategy::kBlockPersistent},
+      {4096, 16384, RowStrategy::kBlockPersistent},
+      {512, 131072, RowStrategy::kClusterPersistent},
+  };
+  for (const SoftmaxCase& c : cases) {
+    SCOPED_TRACE(absl::StrCat(c.rows, "x", c.cols));
+    const Graph graph = *SoftmaxNaive(DType::kF32, c.rows, c.cols);
+    const Plans plans = PlanBoth(graph);
+    const int64_t mn = c.rows * c.cols;
+    EXPECT_EQ(plans.unfused.kernels.size(), 5u);
+    EXPECT_EQ(plans.unfused.total.bytes(), (8 * mn + 4 * c.rows) * 4);
+    ASSERT_EQ(plans.fused.kernels.size(), 1u);
+    EXPECT_EQ(plans.fused.total.bytes(), 2 * mn * 4);
+    const Kernel& k = plans.fused.kernels[0];
+    EXPECT_EQ(k.kind, KernelKind::kRowReduction);
+    EXPECT_EQ(k.row.strategy, c.strategy);
+    EXPECT_EQ(k.row.passes, 1);
+    EXPECT_THAT(NodeNames(graph, k.nodes), ElementsAre("m", "d", "e", "s", "y"));
+  }
+}
+
+TEST(PlannerTest, LongSoftmaxSplitsOverAClusterAndSaysWhy) {
+  const Graph graph = *SoftmaxNaive(DType::kF32, 512, 131072);
+  const Kernel k = PlanFusion(graph, DeviceLimits{})->kernels[0];
+  EXPECT_EQ(k.row.cluster_blocks, 8);
+  EXPECT_EQ(int64_t{k.row.threads} * k.row.cluster_blocks * k.row.values_per_thread, 131072);
+  EXPECT_EQ(k.row.reason,
+            "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; split over a "
+            "cluster of 8 blocks that holds it in registers");
+}
+
+TEST(PlannerTest, LongSoftmaxWithoutClustersLoopsTwiceWithTheOnlineRecurrence) {
+  DeviceLimits limits;
+  limits.supports_clusters = false;
+  const Graph graph = *SoftmaxNaive(DType::kF32, 512, 131072);
+  const Plan plan = *PlanFusion(graph, limits);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  const Kernel& k = plan.kernels[0];
+  EXPECT_EQ(k.row.strategy, RowStrategy::kLooped);
+  EXPECT_TRUE(k.row.online_softmax);
+  EXPECT_EQ(k.row.passes, 2);
+  ASSERT_EQ(k.row.stages.size(), 1u);
+  EXPECT_THAT(NodeNames(graph, k.row.stages[0]), ElementsAre("m", "s"));
+  // Two reads of x and one write of y.
+  EXPECT_EQ(plan.total.bytes(), 3 * int64_t{512} * 131072 * 4);
+  EXPECT_EQ(k.row.reason,
+            "row of 131072 f32 = 512 KiB exceeds the on-chip budget of a block, 128 KiB; looped over "
+            "tiles, 2 passes (online max/sum recurrence)");
+  EXPECT_EQ(k.Strategy(), "looped, online softmax, 2 passes");
+}
+
+TEST(PlannerTest, RowSumAtBothShapes) {
+  const Plans square = PlanBoth(*RowSum(DType::kF32, 16384, 16384));
+  EXPECT_EQ(square.unfused.total.bytes(), (int64_t{16384} * 16384 + 16384) * 4);
+  EXPECT_EQ(square.fused.total.bytes(), (int64_t{16384} * 16384 + 16384) * 4);
+  EXPECT_EQ(square.fused.kernels[0].row.strategy, RowStrategy::kLooped);
+
+  const Plans tall = PlanBoth(*RowSum(DType::kF32, 256, 1048576));
+  EXPECT_EQ(tall.fused.total.bytes(), (int64_t{256} * 1048576 + 256) * 4);
+  EXPECT_EQ(tall.fused.kernels[0].row.strategy, RowStrategy::kClusterLooped);
+  EXPECT_EQ(tall.fused.kernels[0].row.passes, 1);
+}
+
+TEST(PlannerTest, MatmulReluFusesTheEpilogue) {
+  struct Case {
+    DType dtype;
+    int64_t m, n, k;
+  };
+  for (const Case& c : {Case{DType::kF32, 4096, 4096, 4096}, Case{DType::kBF16, 8192, 8192, 8192},
+                        Case{DType::kF16, 4096, 4096, 4096}}) {
+    const Graph graph = *MatmulRelu(c.dtype, c.m, c.n, c.k);
+    const Plans plans = PlanBoth(graph);
+    const int64_t s = DTypeSize(c.dtype);
+    EXPECT_EQ(plans.unfused.kernels.size(), 2u);
+    EXPECT_EQ(plans.unfused.total.bytes(), (c.m * c.k + c.k * c.n + 3 * c.m * c.n) * s);
+    ASSERT_EQ(plans.fused.kernels.size(), 1u);
+    EXPECT_EQ(plans.fused.total.bytes(), (c.m * c.k + c.k * c.n + c.m * c.n) * s);
+    EXPECT_EQ(plans.fused.kernels[0].kind, KernelKind::kMatmul);
+    EXPECT_EQ(plans.fused.kernels[0].traffic.flops, 2.0 * c.m * c.n * c.k + c.m * c.n);
+    EXPECT_EQ(plans.fused.kernels[0].traffic.tensor_core, c.dtype != DType::kF32);
+  }
+}
+
+TEST(PlannerTest, DiamondIsOneKernel) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {128, 256});
+  Value a = Exp(x).Named("a");
+  Value c = Neg(x).Named("c");
+  Value y = (a + c).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_THAT(NodeNames(graph, plan.kernels[0].outputs), ElementsAre("y"));
+  EXPECT_EQ(plan.total.bytes(), 2 * 128 * 256 * 4);
+}
+
+TEST(PlannerTest, MultiConsumerValueIsMaterializedOnlyWhenNeededOutside) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {1000});
+  Value a = Exp(x).Named("a");
+  Value y1 = (a + 1.0).Named("y1");
+  Value y2 = (a * 2.0).Named("y2");
+  const Graph graph = *b.Build({y1, y2});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);  // one loop, two outputs
+  EXPECT_THAT(NodeNames(graph, plan.kernels[0].outputs), ElementsAre("y1", "y2"));
+  EXPECT_EQ(plan.total.bytes(), 3 * 1000 * 4);
+
+  GraphBuilder b2;
+  Value x2 = b2.Input("x", DType::kF32, {1000});
+  Value a2 = Exp(x2).Named("a");
+  Value t = Transpose(Reshape(a2, {10, 100}), {1, 0}).Named("t");
+  Value y = (a2 + 1.0).Named("y");
+  const Graph graph2 = *b2.Build({t, y});
+  const Plan plan2 = *PlanFusion(graph2, DeviceLimits{});
+  ASSERT_EQ(plan2.kernels.size(), 2u);
+  EXPECT_THAT(NodeNames(graph2, plan2.kernels[0].outputs), ElementsAre("a", "y"));
+}
+
+TEST(PlannerTest, BroadcastOperandIsReadAtItsOwnSize) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {512, 1024});
+  Value bias = b.Input("bias", DType::kF32, {1024});
+  Value y = Relu(x + bias).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.total.bytes_read, (512 * 1024 + 1024) * 4);
+  EXPECT_EQ(plan.total.bytes_written, 512 * 1024 * 4);
+}
+
+TEST(PlannerTest, ReductionWithPrologueAndRowEpilogue) {
+  // mean of squares, then a per-row scale: RMS-norm-like, one kernel.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {4096, 2048});
+  Value ms = ReduceMean(x * x, {1}, true).Named("ms");
+  Value inv = Rsqrt(ms + 1e-6).Named("inv");
+  Value y = (x * inv).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].kind, KernelKind::kRowReduction);
+  EXPECT_EQ(plan.kernels[0].row.strategy, RowStrategy::kBlockPersistent);
+  EXPECT_EQ(plan.total.bytes(), 2 * 4096 * 2048 * 4);
+}
+
+TEST(PlannerTest, ReductionFeedingAMatmulOperandIsNotFused) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {256, 512});
+  Value w = b.Input("w", DType::kF32, {1, 64});
+  Value r = ReduceSum(x, {1}, true).Named("r");
+  Value y = Matmul(r, w).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  ASSERT_EQ(plan.boundaries.size(), 1u);
+  EXPECT_EQ(graph.node(plan.boundaries[0].producer).name, "r");
+  EXPECT_EQ(graph.node(plan.boundaries[0].consumer).name, "y");
+  EXPECT_EQ(plan.boundaries[0].reason, "consumer is a matmul operand, read from memory by tiles");
+}
+
+TEST(PlannerTest, NeverFormsACycle) {
+  // a -> s = sum(a) (row kernel); c = matmul(...) reads s; z = a + relu(c-ish):
+  // z cannot join a's kernel because its other operand depends on that kernel.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {64, 64});
+  Value a = Exp(x).Named("a");
+  Value m = Matmul(a, x).Named("m");
+  Value z = (a + m).Named("z");
+  const Graph graph = *b.Build({z});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  // a's kernel, the matmul (z joins it as epilogue), nothing else.
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[0].kind, KernelKind::kPointwise);
+  EXPECT_EQ(plan.kernels[1].kind, KernelKind::kMatmul);
+  EXPECT_THAT(NodeNames(graph, plan.kernels[1].nodes), ElementsAre("m", "z"));
+  bool saw_cycle_reason = false;
+  for (const Boundary& boundary : plan.boundaries) {
+    if (graph.node(boundary.producer).name == "a" && graph.node(boundary.consumer).name == "z") {
+      EXPECT_EQ(boundary.reason, "fusing would create a cycle between kernels");
+      saw_cycle_reason = true;
+    }
+  }
+  EXPECT_TRUE(saw_cycle_reason);
+  // Launch order respects dependencies.
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    for (NodeId input : plan.kernels[k].inputs) {
+      if (plan.kernel_of[input] >= 0) {
+        EXPECT_LT(plan.kernel_of[input], static_cast<int>(k));
+      }
+    }
+  }
+}
+
+TEST(PlannerTest, NonTrailingReductionRunsAlone) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {256, 128});
+  Value e = Exp(x).Named("e");
+  Value s = ReduceSum(e, {0}).Named("s");
+  const Graph graph = *b.Build({s});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 2u);
+  EXPECT_EQ(plan.kernels[1].kind, KernelKind::kReduction);
+  ASSERT_EQ(plan.boundaries.size(), 1u);
+  EXPECT_EQ(plan.boundaries[0].reason, "reduction over non-trailing axes [0] runs as its own kernel");
+}
+
+TEST(PlannerTest, ReshapeIsAViewWithNoKernel) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {64, 64});
+  Value r = Reshape(x, {4096}).Named("r");
+  Value y = Exp(r).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plans plans = PlanBoth(graph);
+  EXPECT_EQ(plans.unfused.kernels.size(), 1u);
+  EXPECT_EQ(plans.fused.kernels.size(), 1u);
+  EXPECT_EQ(plans.fused.total.bytes(), 2 * 4096 * 4);
+  EXPECT_EQ(plans.fused.kernel_of[r.id()], -1);
+}
+
+TEST(PlannerTest, PlanIsDeterministic) {
+  const Graph graph = *SoftmaxNaive(DType::kBF16, 300, 700);
+  const Plan a = *PlanFusion(graph, DeviceLimits{});
+  const Plan b = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(a.kernels.size(), b.kernels.size());
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    EXPECT_EQ(a.kernels[i].name, b.kernels[i].name);
+    EXPECT_EQ(a.kernels[i].nodes, b.kernels[i].nodes);
+    EXPECT_EQ(a.kernels[i].traffic.bytes(), b.kernels[i].traffic.bytes());
+  }
+}
+
+}  // namespace
+}  // namespace kiln
