@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 
 namespace kiln {
@@ -24,8 +25,8 @@ absl::StatusOr<DType> ParseDType(absl::string_view name) {
   for (DType dtype : kAllDTypes) {
     if (DTypeName(dtype) == name) return dtype;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown dtype \"", name, "\" (expected f32, f16, bf16, bool or i32)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown dtype \"", absl::CEscape(name),
+                                                 "\" (expected f32, f16, bf16, bool or i32)"));
 }
 
 int64_t DTypeSize(DType dtype) {

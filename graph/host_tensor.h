@@ -27,6 +27,10 @@ HostTensor RandomTensor(DType dtype, const Dims& shape, uint64_t seed);
 
 // Relative L2 error ||out - ref|| / ||ref||; infinity when the shapes differ or
 // any value of `out` is NaN where `ref` is not.
+// Also infinity when the dtypes differ, when `ref` is NaN where `out` is not,
+// or when an infinity in either is not matched exactly by the other. NaNs and
+// infinities matched in place contribute nothing; when `ref` is all zeros the
+// absolute error ||out - ref|| is returned.
 double RelativeError(const HostTensor& out, const HostTensor& ref);
 
 }  // namespace kiln

@@ -20,11 +20,15 @@ namespace kiln {
 
 // Fails with InvalidArgument when the inputs do not match the graph's input
 // nodes in count, dtype or shape. Intermediates are freed after their last use.
+// Inputs must also hold values of their dtype (NaN is allowed for floats only).
+// Reductions and matmul accumulate in double and round once; i32 arithmetic is
+// double arithmetic rounded like a cast (truncation, saturation at the limits).
 absl::StatusOr<std::vector<HostTensor>> EvaluateReference(const Graph& graph,
                                                           absl::Span<const HostTensor> inputs);
 
 // Applies an elementwise op to operand values already read at one index:
 // the single definition of each op's math, shared with other CPU code.
+// The result is rounded to `node.dtype`, so it is the node's stored value.
 double ApplyElementwise(const Node& node, absl::Span<const double> operands);
 
 }  // namespace kiln

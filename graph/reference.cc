@@ -1,0 +1,328 @@
+#include "graph/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/check.h"
+#include "graph/parallel_for.h"
+
+namespace kiln {
+namespace {
+
+// Below this many elements of work a loop runs on the calling thread.
+constexpr int64_t kGrain = 1 << 14;
+
+// Walks a row-major index over `dims`, starting at linear index `start`, and keeps
+// the offset of each operand whose per-dim strides are given (stride 0 for a
+// broadcast dim, a permuted stride for a transpose).
+class OffsetWalker {
+ public:
+  OffsetWalker(const Dims& dims, std::vector<std::vector<int64_t>> strides, int64_t start)
+      : dims_(dims),
+        strides_(std::move(strides)),
+        index_(dims.size(), 0),
+        offsets_(strides_.size(), 0) {
+    for (size_t d = dims_.size(); d-- > 0;) {
+      index_[d] = start % dims_[d];
+      start /= dims_[d];
+      for (size_t k = 0; k < strides_.size(); ++k) offsets_[k] += index_[d] * strides_[k][d];
+    }
+  }
+
+  int64_t offset(size_t operand) const { return offsets_[operand]; }
+
+  void Next() {
+    for (size_t d = dims_.size(); d-- > 0;) {
+      ++index_[d];
+      for (size_t k = 0; k < strides_.size(); ++k) offsets_[k] += strides_[k][d];
+      if (index_[d] < dims_[d]) return;
+      for (size_t k = 0; k < strides_.size(); ++k) offsets_[k] -= dims_[d] * strides_[k][d];
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  const Dims& dims_;
+  std::vector<std::vector<int64_t>> strides_;
+  std::vector<int64_t> index_;
+  std::vector<int64_t> offsets_;
+};
+
+double MaxPropagatingNaN(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(a, b);
+}
+
+double MinPropagatingNaN(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
+  return std::min(a, b);
+}
+
+double UnroundedElementwise(OpKind op, absl::Span<const double> v) {
+  switch (op) {
+    case OpKind::kNeg: return -v[0];
+    case OpKind::kAbs: return std::fabs(v[0]);
+    case OpKind::kExp: return std::exp(v[0]);
+    case OpKind::kLog: return std::log(v[0]);
+    case OpKind::kTanh: return std::tanh(v[0]);
+    case OpKind::kErf: return std::erf(v[0]);
+    case OpKind::kSqrt: return std::sqrt(v[0]);
+    case OpKind::kRsqrt: return 1.0 / std::sqrt(v[0]);
+    case OpKind::kSigmoid: return 1.0 / (1.0 + std::exp(-v[0]));
+    case OpKind::kRelu: return std::isnan(v[0]) ? v[0] : (v[0] > 0.0 ? v[0] : 0.0);
+    case OpKind::kReciprocal: return 1.0 / v[0];
+    case OpKind::kAdd: return v[0] + v[1];
+    case OpKind::kSub: return v[0] - v[1];
+    case OpKind::kMul: return v[0] * v[1];
+    case OpKind::kDiv: return v[0] / v[1];
+    case OpKind::kMax: return MaxPropagatingNaN(v[0], v[1]);
+    case OpKind::kMin: return MinPropagatingNaN(v[0], v[1]);
+    case OpKind::kPow: return std::pow(v[0], v[1]);
+    case OpKind::kEq: return v[0] == v[1] ? 1.0 : 0.0;
+    case OpKind::kNe: return v[0] != v[1] ? 1.0 : 0.0;
+    case OpKind::kLt: return v[0] < v[1] ? 1.0 : 0.0;
+    case OpKind::kLe: return v[0] <= v[1] ? 1.0 : 0.0;
+    case OpKind::kGt: return v[0] > v[1] ? 1.0 : 0.0;
+    case OpKind::kGe: return v[0] >= v[1] ? 1.0 : 0.0;
+    case OpKind::kSelect: return v[0] != 0.0 ? v[1] : v[2];
+    case OpKind::kCast: return v[0];  // the rounding to the target dtype is the cast
+    default: break;
+  }
+  KILN_CHECK(false && "not an elementwise op");
+  return 0.0;
+}
+
+bool IsRepresentable(double value, DType dtype) {
+  if (std::isnan(value)) return IsFloat(dtype);
+  return RoundToDType(value, dtype) == value;
+}
+
+absl::Status ValidateInput(const Node& node, const HostTensor& tensor) {
+  if (tensor.dtype != node.dtype || tensor.shape != node.shape) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(NodeLabel(node), ": expected ", DTypeName(node.dtype), DimsString(node.shape),
+                     ", got ", DTypeName(tensor.dtype), DimsString(tensor.shape)));
+  }
+  const int64_t count = NumElements(node.shape);
+  if (static_cast<int64_t>(tensor.data.size()) != count) {
+    return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node), ": tensor holds ",
+                                                   tensor.data.size(), " values for ", count,
+                                                   " elements"));
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    if (!IsRepresentable(tensor.data[i], node.dtype)) {
+      return absl::InvalidArgumentError(absl::StrCat(NodeLabel(node), ": value ", tensor.data[i],
+                                                     " at index ", i, " is not representable in ",
+                                                     DTypeName(node.dtype)));
+    }
+  }
+  return absl::OkStatus();
+}
+
+HostTensor Elementwise(const Node& node, absl::Span<const HostTensor* const> operands) {
+  HostTensor out{.dtype = node.dtype, .shape = node.shape};
+  const int64_t count = NumElements(node.shape);
+  out.data.resize(count);
+  std::vector<std::vector<int64_t>> strides;
+  for (const HostTensor* operand : operands) {
+    strides.push_back(BroadcastStrides(operand->shape, node.shape));
+  }
+  ParallelFor(count, kGrain, [&](int64_t begin, int64_t end) {
+    OffsetWalker walker(node.shape, strides, begin);
+    double values[3];
+    for (int64_t i = begin; i < end; ++i, walker.Next()) {
+      for (size_t k = 0; k < operands.size(); ++k) values[k] = operands[k]->data[walker.offset(k)];
+      out.data[i] = ApplyElementwise(node, absl::MakeConstSpan(values, operands.size()));
+    }
+  });
+  return out;
+}
+
+// Each output element is reduced by one thread, over the reduced axes in
+// row-major order, so the result does not depend on the thread count.
+HostTensor Reduce(const Node& node, const HostTensor& in) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
+  Dims kept_dims, reduced_dims;
+  std::vector<int64_t> kept_strides, reduced_strides;
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    const bool reduced =
+        std::binary_search(node.axes.begin(), node.axes.end(), static_cast<int64_t>(d));
+    (reduced ? reduced_dims : kept_dims).push_back(in.shape[d]);
+    (reduced ? reduced_strides : kept_strides).push_back(in_strides[d]);
+  }
+  const int64_t reduced_count = NumElements(reduced_dims);
+  HostTensor out{.dtype = node.dtype, .shape = node.shape};
+  const int64_t count = NumElements(node.shape);
+  out.data.resize(count);
+  ParallelFor(count, std::max<int64_t>(1, kGrain / reduced_count), [&](int64_t begin, int64_t end) {
+    OffsetWalker row(kept_dims, {kept_strides}, begin);
+    for (int64_t o = begin; o < end; ++o, row.Next()) {
+      OffsetWalker within(reduced_dims, {reduced_strides}, 0);
+      double acc = node.op == OpKind::kReduceMax   ? -HUGE_VAL
+                   : node.op == OpKind::kReduceMin ? HUGE_VAL
+                                                   : 0.0;
+      for (int64_t r = 0; r < reduced_count; ++r, within.Next()) {
+        const double v = in.data[row.offset(0) + within.offset(0)];
+        switch (node.op) {
+          case OpKind::kReduceMax: acc = MaxPropagatingNaN(acc, v); break;
+          case OpKind::kReduceMin: acc = MinPropagatingNaN(acc, v); break;
+          default: acc += v; break;
+        }
+      }
+      if (node.op == OpKind::kReduceMean) acc /= static_cast<double>(reduced_count);
+      out.data[o] = RoundToDType(acc, node.dtype);
+    }
+  });
+  return out;
+}
+
+// [M,K]x[K,N], or [B,M,K]x[B,K,N] as B independent products. Each output row is
+// accumulated in double over k in increasing order.
+HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
+  const size_t r = a.shape.size();
+  const int64_t batch = r == 3 ? a.shape[0] : 1;
+  const int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  HostTensor out{.dtype = node.dtype, .shape = node.shape};
+  out.data.resize(batch * m * n);
+  ParallelFor(batch * m, std::max<int64_t>(1, kGrain / (k * n)), [&](int64_t begin, int64_t end) {
+    std::vector<double> acc(n);
+    for (int64_t row = begin; row < end; ++row) {
+      const double* a_row = &a.data[row * k];
+      const double* b_mat = &b.data[(row / m) * k * n];
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double a_value = a_row[kk];
+        const double* b_row = b_mat + kk * n;
+        for (int64_t j = 0; j < n; ++j) acc[j] += a_value * b_row[j];
+      }
+      double* out_row = &out.data[row * n];
+      for (int64_t j = 0; j < n; ++j) out_row[j] = RoundToDType(acc[j], node.dtype);
+    }
+  });
+  return out;
+}
+
+HostTensor Transpose(const Node& node, const HostTensor& in) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
+  std::vector<int64_t> strides;
+  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
+  HostTensor out{.dtype = node.dtype, .shape = node.shape};
+  const int64_t count = NumElements(node.shape);
+  out.data.resize(count);
+  ParallelFor(count, kGrain, [&](int64_t begin, int64_t end) {
+    OffsetWalker walker(node.shape, {strides}, begin);
+    for (int64_t i = begin; i < end; ++i, walker.Next()) out.data[i] = in.data[walker.offset(0)];
+  });
+  return out;
+}
+
+// The values of the graph's nodes during one evaluation. Inputs are read in
+// place from the caller's tensors; every other value is owned and released
+// after its last use unless it is an output.
+class Evaluation {
+ public:
+  explicit Evaluation(const Graph& graph)
+      : graph_(graph), values_(graph.size()), owned_(graph.size()) {
+    for (const std::vector<NodeId>& users : graph.Users()) {
+      remaining_uses_.push_back(static_cast<int64_t>(users.size()));
+    }
+    is_output_.assign(graph.size(), false);
+    for (NodeId id : graph.outputs()) is_output_[id] = true;
+  }
+
+  absl::StatusOr<std::vector<HostTensor>> Run(absl::Span<const HostTensor> inputs);
+
+ private:
+  absl::Status BindInputs(absl::Span<const HostTensor> inputs);
+  HostTensor Compute(NodeId id);
+  void Release(NodeId id);
+
+  const Graph& graph_;
+  std::vector<const HostTensor*> values_;
+  std::vector<HostTensor> owned_;
+  std::vector<int64_t> remaining_uses_;
+  std::vector<bool> is_output_;
+};
+
+absl::Status Evaluation::BindInputs(absl::Span<const HostTensor> inputs) {
+  const std::vector<NodeId> input_ids = graph_.inputs();
+  if (inputs.size() != input_ids.size()) {
+    std::vector<std::string> names;
+    for (NodeId id : input_ids) names.push_back(absl::StrCat("\"", graph_.node(id).name, "\""));
+    return absl::InvalidArgumentError(absl::StrCat("the graph takes ", input_ids.size(),
+                                                   " input tensors (", absl::StrJoin(names, ", "),
+                                                   "), got ", inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::Status s = ValidateInput(graph_.node(input_ids[i]), inputs[i]); !s.ok()) return s;
+    values_[input_ids[i]] = &inputs[i];
+  }
+  return absl::OkStatus();
+}
+
+HostTensor Evaluation::Compute(NodeId id) {
+  const Node& node = graph_.node(id);
+  std::vector<const HostTensor*> operands;
+  for (NodeId operand : node.operands) operands.push_back(values_[operand]);
+  switch (OpFamilyOf(node.op)) {
+    case OpFamily::kConstant: return {.dtype = node.dtype, .shape = {}, .data = {node.value}};
+    case OpFamily::kReduce: return Reduce(node, *operands[0]);
+    case OpFamily::kMatmul: return Matmul(node, *operands[0], *operands[1]);
+    case OpFamily::kTranspose: return Transpose(node, *operands[0]);
+    case OpFamily::kReshape: {
+      // The same row-major data under a new shape; the buffer moves instead of
+      // being copied when this reshape is the operand's last owned use.
+      const NodeId source = node.operands[0];
+      HostTensor out{.dtype = node.dtype, .shape = node.shape};
+      if (remaining_uses_[source] == 1 && !is_output_[source] &&
+          values_[source] == &owned_[source]) {
+        out.data = std::move(owned_[source].data);
+      } else {
+        out.data = operands[0]->data;
+      }
+      return out;
+    }
+    default: return Elementwise(node, operands);
+  }
+}
+
+void Evaluation::Release(NodeId id) {
+  if (--remaining_uses_[id] > 0 || is_output_[id] || values_[id] != &owned_[id]) return;
+  owned_[id] = HostTensor();
+  values_[id] = nullptr;
+}
+
+absl::StatusOr<std::vector<HostTensor>> Evaluation::Run(absl::Span<const HostTensor> inputs) {
+  if (absl::Status s = BindInputs(inputs); !s.ok()) return s;
+  for (NodeId id = 0; id < graph_.size(); ++id) {
+    if (graph_.node(id).op == OpKind::kInput) continue;
+    owned_[id] = Compute(id);
+    values_[id] = &owned_[id];
+    for (NodeId operand : graph_.node(id).operands) Release(operand);
+    if (remaining_uses_[id] == 0 && !is_output_[id]) owned_[id] = HostTensor();
+  }
+  // Outputs are distinct nodes, so each owned one can be moved out; inputs are copied.
+  std::vector<HostTensor> outputs;
+  for (NodeId id : graph_.outputs()) {
+    outputs.push_back(values_[id] == &owned_[id] ? std::move(owned_[id]) : *values_[id]);
+  }
+  return outputs;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<HostTensor>> EvaluateReference(const Graph& graph,
+                                                          absl::Span<const HostTensor> inputs) {
+  return Evaluation(graph).Run(inputs);
+}
+
+double ApplyElementwise(const Node& node, absl::Span<const double> operands) {
+  KILN_CHECK(IsElementwise(node.op) && static_cast<int>(operands.size()) == OpArity(node.op));
+  return RoundToDType(UnroundedElementwise(node.op, operands), node.dtype);
+}
+
+}  // namespace kiln
