@@ -1,5 +1,6 @@
 #include "frontends/workloads.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 
@@ -48,17 +49,26 @@ absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k) {
 }
 
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims) {
+  if (name != "gelu_naive" && name != "softmax_naive" && name != "row_sum" &&
+      name != "matmul_relu") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown workload \"", absl::CEscape(name),
+                     "\" (expected gelu_naive, softmax_naive, row_sum or matmul_relu)"));
+  }
+  if (name == "gelu_naive") {
+    if (dims.empty()) {
+      return absl::InvalidArgumentError("workload gelu_naive takes 1 or more dims, got []");
+    }
+    return GeluNaive(dtype, dims);
+  }
   const size_t want = name == "matmul_relu" ? 3 : 2;
-  if (dims.size() != want && !(name == "gelu_naive" && !dims.empty())) {
+  if (dims.size() != want) {
     return absl::InvalidArgumentError(
         absl::StrCat("workload ", name, " takes ", want, " dims, got ", DimsString(dims)));
   }
-  if (name == "gelu_naive") return GeluNaive(dtype, dims);
   if (name == "softmax_naive") return SoftmaxNaive(dtype, dims[0], dims[1]);
   if (name == "row_sum") return RowSum(dtype, dims[0], dims[1]);
-  if (name == "matmul_relu") return MatmulRelu(dtype, dims[0], dims[1], dims[2]);
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown workload \"", name, "\" (expected gelu_naive, softmax_naive, row_sum or matmul_relu)"));
+  return MatmulRelu(dtype, dims[0], dims[1], dims[2]);
 }
 
 }  // namespace kiln

@@ -1,7 +1,7 @@
 // The seed workloads of DESIGN.md, built exactly as the lecture writes them.
 //
 //   absl::StatusOr<Graph> g = GeluNaive(DType::kF32, {16384, 16384});
-//   // nodes x, t1..t8, y and the three constants; output y
+//   // nodes x, t1..t8, y and the four constants; output y
 #ifndef KILN_FRONTENDS_WORKLOADS_H_
 #define KILN_FRONTENDS_WORKLOADS_H_
 

@@ -442,8 +442,12 @@ TEST(ReferenceTest, TransposeAndReshape) {
   Value moved = Reshape(doubled, {4, 6});  // the reshape is doubled's only use
   Value tripled = x * 3.0;
   Value shared = Reshape(tripled, {6, 4});  // tripled is also an output
-  std::vector<HostTensor> out = Evaluate(b.Build({t, flat, moved, shared, tripled}), {Ramp()});
-  ASSERT_EQ(out.size(), 5u);
+  Value halved = x * 0.5;
+  Value early = Reshape(halved, {24});  // halved is used again after the reshape
+  Value late = halved + 1.0;
+  std::vector<HostTensor> out =
+      Evaluate(b.Build({t, flat, moved, shared, tripled, early, late}), {Ramp()});
+  ASSERT_EQ(out.size(), 7u);
   EXPECT_THAT(out[0].shape, ElementsAre(4, 2, 3));
   for (int k = 0; k < 4; ++k) {
     for (int i = 0; i < 2; ++i) {
@@ -458,6 +462,8 @@ TEST(ReferenceTest, TransposeAndReshape) {
     EXPECT_EQ(out[2].data[i], 2 * Ramp().data[i]);
     EXPECT_EQ(out[3].data[i], 3 * Ramp().data[i]);
     EXPECT_EQ(out[4].data[i], 3 * Ramp().data[i]);
+    EXPECT_EQ(out[5].data[i], 0.5 * Ramp().data[i]);
+    EXPECT_EQ(out[6].data[i], 0.5 * Ramp().data[i] + 1);
   }
 }
 
