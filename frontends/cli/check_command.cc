@@ -1,0 +1,57 @@
+// kiln check FILE: loads and verifies a graph file, then summarizes it.
+//
+//   $ kiln check bench/graphs/row_sum_16384x16384_f32.textproto
+//   bench/graphs/row_sum_16384x16384_f32.textproto: valid, 2 nodes
+//   inputs:
+//     x: f32[16384,16384]
+//   outputs:
+//     y: f32[16384]
+//   ops:
+//     input: 1
+//     reduce_sum: 1
+#include <array>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "frontends/cli/commands.h"
+#include "frontends/cli/errors.h"
+#include "frontends/graph_file.h"
+#include "graph/verifier.h"
+
+namespace kiln {
+namespace {
+
+void PrintValues(const Graph& graph, absl::string_view title, const std::vector<NodeId>& ids) {
+  absl::PrintF("%s:\n", title);
+  for (NodeId id : ids) {
+    const Node& node = graph.node(id);
+    absl::PrintF("  %s: %s%s\n", node.name, DTypeName(node.dtype), DimsString(node.shape));
+  }
+}
+
+}  // namespace
+
+int RunCheckCommand(const std::vector<std::string>& args) {
+  if (args.size() != 1) return ReportUsageError("check takes one graph file");
+  const std::string& path = args[0];
+  absl::StatusOr<Graph> graph = LoadGraphFile(path);
+  if (!graph.ok()) return ReportError(graph.status());
+  if (absl::Status s = VerifyGraph(*graph); !s.ok()) {
+    return ReportError(absl::Status(s.code(), absl::StrCat(path, ": ", s.message())));
+  }
+  absl::PrintF("%s: valid, %d nodes\n", path, graph->size());
+  PrintValues(*graph, "inputs", graph->inputs());
+  PrintValues(*graph, "outputs", graph->outputs());
+
+  std::array<int, kNumOpKinds> counts{};
+  for (const Node& node : graph->nodes()) ++counts[static_cast<int>(node.op)];
+  absl::PrintF("ops:\n");
+  for (int op = 0; op < kNumOpKinds; ++op) {
+    if (counts[op] > 0) absl::PrintF("  %s: %d\n", OpName(static_cast<OpKind>(op)), counts[op]);
+  }
+  return kExitOk;
+}
+
+}  // namespace kiln

@@ -1,0 +1,82 @@
+// The graph files in bench/graphs/ are exactly what `kiln workload` writes for
+// the shapes of DESIGN.md: each loads, and equals the builder's graph byte for
+// byte. A file is named <workload>_<dims>_<dtype>.textproto.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "frontends/graph_file.h"
+#include "frontends/workloads.h"
+#include "gtest/gtest.h"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kBundled[] = {
+    "gelu_naive_16384x16384_bf16.textproto",     "gelu_naive_16384x16384_f32.textproto",
+    "matmul_relu_4096x4096x4096_f16.textproto",  "matmul_relu_4096x4096x4096_f32.textproto",
+    "matmul_relu_8192x8192x8192_bf16.textproto", "row_sum_16384x16384_f32.textproto",
+    "row_sum_256x1048576_f32.textproto",         "softmax_naive_16384x4096_f32.textproto",
+    "softmax_naive_4096x16384_f32.textproto",    "softmax_naive_512x131072_f32.textproto",
+    "softmax_naive_65536x1024_f32.textproto",
+};
+
+fs::path GraphsDir() {
+  const char* source = std::getenv("KILN_SOURCE_DIR");
+  return fs::path(source == nullptr ? "." : source) / "bench" / "graphs";
+}
+
+// "matmul_relu_8192x8192x8192_bf16.textproto" -> the builder's graph.
+absl::StatusOr<Graph> GraphNamedBy(const std::string& file) {
+  const std::string stem = fs::path(file).stem().string();
+  const size_t dtype_at = stem.rfind('_');
+  const size_t dims_at = stem.rfind('_', dtype_at - 1);
+  absl::StatusOr<DType> dtype = ParseDType(stem.substr(dtype_at + 1));
+  if (!dtype.ok()) return dtype.status();
+  Dims dims;
+  for (absl::string_view dim : absl::StrSplit(stem.substr(dims_at + 1, dtype_at - dims_at - 1), 'x')) {
+    if (!absl::SimpleAtoi(dim, &dims.emplace_back())) {
+      return absl::InvalidArgumentError(absl::StrCat("bad dims in ", file));
+    }
+  }
+  return BuildWorkload(stem.substr(0, dims_at), *dtype, dims);
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+TEST(BundledGraphsTest, ExactlyTheDesignShapesAreBundled) {
+  std::vector<std::string> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(GraphsDir())) {
+    if (entry.path().extension() == ".textproto") files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, std::vector<std::string>(std::begin(kBundled), std::end(kBundled)));
+}
+
+TEST(BundledGraphsTest, EachFileIsTheBuildersGraph) {
+  for (const char* file : kBundled) {
+    SCOPED_TRACE(file);
+    absl::StatusOr<Graph> expected = GraphNamedBy(file);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    absl::StatusOr<Graph> loaded = LoadGraphFile((GraphsDir() / file).string());
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(SerializeGraphBinary(*loaded), SerializeGraphBinary(*expected));
+    EXPECT_EQ(ReadFile(GraphsDir() / file), SerializeGraphText(*expected));
+  }
+}
+
+}  // namespace
+}  // namespace kiln
