@@ -127,16 +127,33 @@ HostTensor Elementwise(const Node& node, absl::Span<const HostTensor* const> ope
   HostTensor out{.dtype = node.dtype, .shape = node.shape};
   const int64_t count = NumElements(node.shape);
   out.data.resize(count);
+  // An operand with as many elements as the result is laid out like it, and a
+  // one-element operand is read at 0: those read at i * step without an index
+  // walk. Only a true broadcast ([M,1] against [M,N]) needs the walk.
+  const size_t arity = operands.size();
+  std::vector<int64_t> steps;
   std::vector<std::vector<int64_t>> strides;
+  bool direct = true;
   for (const HostTensor* operand : operands) {
+    const int64_t n = NumElements(operand->shape);
+    direct = direct && (n == count || n == 1);
+    steps.push_back(n == count ? 1 : 0);
     strides.push_back(BroadcastStrides(operand->shape, node.shape));
   }
   ParallelFor(count, kGrain, [&](int64_t begin, int64_t end) {
-    OffsetWalker walker(node.shape, strides, begin);
     double values[3];
+    const absl::Span<const double> span(values, arity);
+    if (direct) {
+      for (int64_t i = begin; i < end; ++i) {
+        for (size_t k = 0; k < arity; ++k) values[k] = operands[k]->data[i * steps[k]];
+        out.data[i] = ApplyElementwise(node, span);
+      }
+      return;
+    }
+    OffsetWalker walker(node.shape, strides, begin);
     for (int64_t i = begin; i < end; ++i, walker.Next()) {
-      for (size_t k = 0; k < operands.size(); ++k) values[k] = operands[k]->data[walker.offset(k)];
-      out.data[i] = ApplyElementwise(node, absl::MakeConstSpan(values, operands.size()));
+      for (size_t k = 0; k < arity; ++k) values[k] = operands[k]->data[walker.offset(k)];
+      out.data[i] = ApplyElementwise(node, span);
     }
   });
   return out;
