@@ -1,0 +1,119 @@
+#include "runtime/loaded_kernel.h"
+
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "runtime/cuda_driver.h"
+
+namespace kiln {
+
+absl::Status ValidateLaunchConfig(const LaunchConfig& config, absl::string_view kernel) {
+  const unsigned* g = config.grid;
+  const unsigned* b = config.block;
+  if (g[0] == 0 || g[1] == 0 || g[2] == 0 || b[0] == 0 || b[1] == 0 || b[2] == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel ", kernel, ": launch of grid (", g[0],
+                                                   ",", g[1], ",", g[2], ") blocks (", b[0], ",",
+                                                   b[1], ",", b[2], ") has an empty dimension"));
+  }
+  if (config.cluster_x == 0 || g[0] % config.cluster_x != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("kernel ", kernel, ": grid x of ", g[0],
+                                                   " blocks is not a multiple of cluster size ",
+                                                   config.cluster_x));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadedKernel::Load(absl::string_view cubin,
+                                                                 const std::string& function) {
+  // cuModuleLoadData would read anything that is not ELF as NUL-terminated PTX.
+  if (cubin.substr(0, 4) != absl::string_view("\x7f"
+                                              "ELF",
+                                              4)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel ", function, ": the image to load is not a cubin (no ELF header)"));
+  }
+  absl::StatusOr<const CudaDriver*> loaded = CudaDriver::Get();
+  if (!loaded.ok()) return loaded.status();
+  const CudaDriver& driver = **loaded;
+  const std::string where = absl::StrCat("kernel ", function);
+  CUmodule module = nullptr;
+  if (absl::Status s =
+          CudaCall(driver.ModuleLoadData(&module, cubin.data()), "cuModuleLoadData", where);
+      !s.ok()) {
+    return s;
+  }
+  CUfunction handle = nullptr;
+  if (absl::Status s = CudaCall(driver.ModuleGetFunction(&handle, module, function.c_str()),
+                                "cuModuleGetFunction", where);
+      !s.ok()) {
+    driver.ModuleUnload(module);
+    return s;
+  }
+  return std::unique_ptr<LoadedKernel>(new LoadedKernel(&driver, function, module, handle));
+}
+
+LoadedKernel::~LoadedKernel() { driver_->ModuleUnload(module_); }
+
+absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstream stream) const {
+  if (absl::Status s = ValidateLaunchConfig(config, name_); !s.ok()) return s;
+  const std::string where = absl::StrCat("kernel ", name_);
+  if (config.shared_bytes > shared_limit_.load()) {
+    if (absl::Status s = CudaCall(
+            driver_->FuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      static_cast<int>(config.shared_bytes)),
+            "cuFuncSetAttribute", where);
+        !s.ok()) {
+      return s;
+    }
+    shared_limit_.store(config.shared_bytes);
+  }
+  if (config.cluster_x == 1) {
+    return CudaCall(driver_->LaunchKernel(function_, config.grid[0], config.grid[1], config.grid[2],
+                                          config.block[0], config.block[1], config.block[2],
+                                          config.shared_bytes, stream, args, nullptr),
+                    "cuLaunchKernel", where);
+  }
+  if (driver_->LaunchKernelEx == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where,
+        ": a thread-block cluster launch needs cuLaunchKernelEx, which this CUDA driver "
+        "lacks (CUDA 12.0 or newer has it)"));
+  }
+  CUlaunchAttribute cluster = {};
+  cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  cluster.value.clusterDim.x = config.cluster_x;
+  cluster.value.clusterDim.y = 1;
+  cluster.value.clusterDim.z = 1;
+  CUlaunchConfig launch = {};
+  launch.gridDimX = config.grid[0];
+  launch.gridDimY = config.grid[1];
+  launch.gridDimZ = config.grid[2];
+  launch.blockDimX = config.block[0];
+  launch.blockDimY = config.block[1];
+  launch.blockDimZ = config.block[2];
+  launch.sharedMemBytes = config.shared_bytes;
+  launch.hStream = stream;
+  launch.attrs = &cluster;
+  launch.numAttrs = 1;
+  return CudaCall(driver_->LaunchKernelEx(&launch, function_, args, nullptr), "cuLaunchKernelEx",
+                  where);
+}
+
+absl::StatusOr<int> LoadedKernel::RegisterCount() const {
+  int registers = 0;
+  if (absl::Status s =
+          CudaCall(driver_->FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function_),
+                   "cuFuncGetAttribute", absl::StrCat("kernel ", name_));
+      !s.ok()) {
+    return s;
+  }
+  return registers;
+}
+
+}  // namespace kiln

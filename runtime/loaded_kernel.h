@@ -1,0 +1,85 @@
+// One kernel of a cubin, loaded into the current context and ready to launch.
+//
+//   absl::StatusOr<std::unique_ptr<LoadedKernel>> k =
+//       LoadedKernel::Load(compiled->cubin, "k0_pointwise");
+//   LaunchConfig config{.grid = {132, 1, 1}, .block = {256, 1, 1}};
+//   void* args[] = {&x_ptr, &y_ptr, &n};
+//   absl::Status s = (*k)->Launch(config, args, stream.get());
+//
+// Errors name the kernel: "cuLaunchKernel failed for kernel k0_pointwise: ...".
+// The Device (its context) must outlive the kernel.
+#ifndef KILN_RUNTIME_LOADED_KERNEL_H_
+#define KILN_RUNTIME_LOADED_KERNEL_H_
+
+#include <cuda.h>
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "runtime/cuda_driver.h"
+
+namespace kiln {
+
+struct LaunchConfig {
+  unsigned grid[3] = {1, 1, 1};   // blocks
+  unsigned block[3] = {1, 1, 1};  // threads per block
+  unsigned shared_bytes = 0;      // dynamic shared memory per block
+  // Blocks per thread-block cluster along x (sm_90+); grid[0] must be a
+  // multiple of it. 1 launches without clusters.
+  unsigned cluster_x = 1;
+};
+
+// Dynamic shared memory a kernel may use without opting in.
+inline constexpr unsigned kDefaultDynamicSharedLimit = 48 * 1024;
+
+// OK when `config` is launchable in shape: no empty grid or block dimension,
+// cluster_x >= 1 and dividing grid[0]. Otherwise InvalidArgumentError naming
+// `kernel`. (Limits of the device are left to the driver.)
+absl::Status ValidateLaunchConfig(const LaunchConfig& config, absl::string_view kernel);
+
+class LoadedKernel {
+ public:
+  // Loads `cubin` (an ELF image; anything else is InvalidArgumentError) into
+  // the context current on the calling thread and finds `function`, the
+  // kernel's extern "C" name.
+  static absl::StatusOr<std::unique_ptr<LoadedKernel>> Load(absl::string_view cubin,
+                                                            const std::string& function);
+
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  ~LoadedKernel();  // unloads the module
+
+  // Enqueues the kernel on `stream` (nullptr: the legacy default stream).
+  // `args` points to one pointer per kernel parameter, as for cuLaunchKernel.
+  // More than kDefaultDynamicSharedLimit shared bytes first raises the
+  // kernel's limit; cluster_x > 1 launches through cuLaunchKernelEx and is
+  // FailedPreconditionError on a driver without it.
+  absl::Status Launch(const LaunchConfig& config, void** args, CUstream stream = nullptr) const;
+
+  // Registers per thread, for reports.
+  absl::StatusOr<int> RegisterCount() const;
+
+  const std::string& name() const { return name_; }
+  CUfunction function() const { return function_; }
+
+ private:
+  LoadedKernel(const CudaDriver* driver, std::string name, CUmodule module, CUfunction function)
+      : driver_(driver), name_(std::move(name)), module_(module), function_(function) {}
+
+  const CudaDriver* driver_;
+  std::string name_;
+  CUmodule module_;
+  CUfunction function_;
+  // The dynamic shared memory limit already set on the function, so repeated
+  // launches skip cuFuncSetAttribute.
+  mutable std::atomic<unsigned> shared_limit_{kDefaultDynamicSharedLimit};
+};
+
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_LOADED_KERNEL_H_

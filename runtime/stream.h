@@ -1,0 +1,45 @@
+// A CUDA stream owned by one object; move-only.
+//
+//   absl::StatusOr<Stream> stream = Stream::Create();
+//   kernel.Launch(config, args, stream->get());
+//   stream->Synchronize();
+//
+// The stream is blocking (CU_STREAM_DEFAULT): it orders with the legacy
+// default stream, which DeviceBuffer's synchronous copies use, so a copy back
+// to the host waits for kernels launched here.
+#ifndef KILN_RUNTIME_STREAM_H_
+#define KILN_RUNTIME_STREAM_H_
+
+#include <cuda.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/cuda_driver.h"
+
+namespace kiln {
+
+class Stream {
+ public:
+  // A new stream on the context current on the calling thread.
+  static absl::StatusOr<Stream> Create();
+
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream();
+
+  CUstream get() const { return stream_; }
+  absl::Status Synchronize() const;
+
+ private:
+  Stream(const CudaDriver* driver, CUstream stream) : driver_(driver), stream_(stream) {}
+  void Destroy();
+
+  const CudaDriver* driver_;
+  CUstream stream_;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_STREAM_H_
