@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/graph.h"
@@ -53,6 +54,7 @@ struct RowSchedule {
   // one stage, computed with the online recurrence.
   std::vector<std::vector<NodeId>> stages;
   bool online_softmax = false;
+  std::vector<std::pair<NodeId, NodeId>> online_pairs;  // (max, sum) computed as one recurrence
   // Passes over the row in global memory: 1 for persistent strategies, else
   // one per stage plus one to write full-length outputs. pass_inputs[i] lists
   // the full-shape inputs pass i reads.

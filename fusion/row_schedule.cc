@@ -52,7 +52,7 @@ class RowScheduler {
   absl::flat_hash_set<NodeId> members_;
   absl::flat_hash_map<NodeId, int> level_;   // reductions that must finish before the value is known
   std::map<int, std::vector<NodeId>> stages_;
-  bool merged_online_ = false;
+  std::vector<std::pair<NodeId, NodeId>> online_pairs_;
 };
 
 NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
@@ -74,7 +74,7 @@ NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
 void RowScheduler::AssignStages(bool merge_online) {
   level_.clear();
   stages_.clear();
-  merged_online_ = false;
+  online_pairs_.clear();
   for (NodeId n : group_.nodes) {
     int level = 0;
     const Node& node = graph_.node(n);
@@ -86,7 +86,7 @@ void RowScheduler::AssignStages(bool merge_online) {
       const NodeId partner = merge_online ? OnlineSoftmaxPartner(n) : -1;
       if (partner >= 0) {
         stage = level_[partner] - 1;
-        merged_online_ = true;
+        online_pairs_.push_back({partner, n});
       }
       stages_[stage].push_back(n);
       level = stage + 1;
@@ -211,7 +211,8 @@ RowSchedule RowScheduler::Run() {
   const bool looped = s.strategy == RowStrategy::kLooped || s.strategy == RowStrategy::kClusterLooped;
   if (looped) {
     AssignStages(/*merge_online=*/true);
-    s.online_softmax = merged_online_;
+    s.online_pairs = online_pairs_;
+    s.online_softmax = !online_pairs_.empty();
   }
   for (auto& [stage, reductions] : stages_) s.stages.push_back(reductions);
 

@@ -32,6 +32,9 @@ inline constexpr int kExitUsage = 2;
 int RunCheckCommand(const std::vector<std::string>& args);
 int RunEvalCommand(const std::vector<std::string>& args);
 int RunWorkloadCommand(const std::vector<std::string>& args);
+int RunPlanCommand(const std::vector<std::string>& args);
+int RunEmitCommand(const std::vector<std::string>& args);
+int RunRunCommand(const std::vector<std::string>& args);
 
 }  // namespace kiln
 

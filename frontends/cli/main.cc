@@ -21,6 +21,9 @@ constexpr Command kCommands[] = {
     {"check", "kiln check FILE", RunCheckCommand},
     {"eval", "kiln eval FILE [--seed N] [--scale-down]", RunEvalCommand},
     {"workload", "kiln workload NAME DTYPE DIMS [--out FILE]", RunWorkloadCommand},
+    {"plan", "kiln plan FILE [--json | --dot | --svg FILE] [--explain]", RunPlanCommand},
+    {"emit", "kiln emit FILE [--unfused]", RunEmitCommand},
+    {"run", "kiln run FILE [--unfused] [--iters N] [--json] [--save-io DIR] [--nocheck]", RunRunCommand},
 };
 
 std::string UsageText() {

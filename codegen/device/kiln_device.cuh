@@ -1,0 +1,193 @@
+// kiln's device library: the static helpers every generated kernel uses.
+// Embedded into each translation unit at build time (codegen/CMakeLists.txt),
+// so NVRTC needs no include path and kiln depends on no toolkit header.
+// Storage types: f32 float, f16/bf16 unsigned short (raw bits), i32 int,
+// bool unsigned char. Arithmetic is f32.
+
+#define KILN_INF __int_as_float(0x7f800000)
+#define KILN_NAN __int_as_float(0x7fffffff)
+
+// ---- 16-bit float conversions (round to nearest even, like the host side) ----
+__device__ __forceinline__ float kiln_bf16_to_f32(unsigned short bits) {
+  return __uint_as_float(static_cast<unsigned>(bits) << 16);
+}
+__device__ __forceinline__ unsigned short kiln_f32_to_bf16(float value) {
+  unsigned short bits;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+  return bits;
+}
+__device__ __forceinline__ float kiln_f16_to_f32(unsigned short bits) {
+  float value;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(value) : "h"(bits));
+  return value;
+}
+__device__ __forceinline__ unsigned short kiln_f32_to_f16(float value) {
+  unsigned short bits;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(value));
+  return bits;
+}
+// A cast to a 16-bit float keeps the value in f32 registers but rounds it, so
+// the cast's semantics survive fusion.
+__device__ __forceinline__ float kiln_round_bf16(float v) { return kiln_bf16_to_f32(kiln_f32_to_bf16(v)); }
+__device__ __forceinline__ float kiln_round_f16(float v) { return kiln_f16_to_f32(kiln_f32_to_f16(v)); }
+
+// ---- elementwise ops whose NaN behaviour must match the reference ----
+__device__ __forceinline__ float kiln_max(float a, float b) { return (a != a || b != b) ? KILN_NAN : fmaxf(a, b); }
+__device__ __forceinline__ float kiln_min(float a, float b) { return (a != a || b != b) ? KILN_NAN : fminf(a, b); }
+__device__ __forceinline__ float kiln_relu(float a) { return a > 0.0f ? a : (a != a ? a : 0.0f); }
+__device__ __forceinline__ float kiln_sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
+__device__ __forceinline__ int kiln_max(int a, int b) { return a > b ? a : b; }
+__device__ __forceinline__ int kiln_min(int a, int b) { return a < b ? a : b; }
+__device__ __forceinline__ int kiln_relu(int a) { return a > 0 ? a : 0; }
+
+// ---- vector memory access: N elements as one aligned access (split by the
+// compiler into 16-byte transactions when wider) ----
+template <typename T, int N>
+struct alignas(sizeof(T) * N) KilnVec {
+  T v[N];
+};
+template <typename T, int N>
+__device__ __forceinline__ KilnVec<T, N> kiln_load_vec(const T* __restrict__ p) {
+  return *reinterpret_cast<const KilnVec<T, N>*>(p);
+}
+template <typename T, int N>
+__device__ __forceinline__ void kiln_store_vec(T* __restrict__ p, const KilnVec<T, N>& value) {
+  *reinterpret_cast<KilnVec<T, N>*>(p) = value;
+}
+
+// ---- reductions: a combine rule and its identity ----
+struct KilnSum {
+  static __device__ __forceinline__ float identity() { return 0.0f; }
+  static __device__ __forceinline__ float combine(float a, float b) { return a + b; }
+};
+struct KilnMax {
+  static __device__ __forceinline__ float identity() { return -KILN_INF; }
+  static __device__ __forceinline__ float combine(float a, float b) { return kiln_max(a, b); }
+};
+struct KilnMin {
+  static __device__ __forceinline__ float identity() { return KILN_INF; }
+  static __device__ __forceinline__ float combine(float a, float b) { return kiln_min(a, b); }
+};
+
+template <typename Op>
+__device__ __forceinline__ float kiln_warp_reduce(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// Every thread of the block gets the result. `scratch` holds 33 floats; the
+// leading barrier lets consecutive reductions reuse it safely.
+template <typename Op>
+__device__ __forceinline__ float kiln_block_reduce(float v, float* scratch) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = kiln_warp_reduce<Op>(v);
+  __syncthreads();
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    float w = lane < warps ? scratch[lane] : Op::identity();
+    w = kiln_warp_reduce<Op>(w);
+    if (lane == 0) scratch[32] = w;
+  }
+  __syncthreads();
+  return scratch[32];
+}
+
+// ---- online softmax statistics: (running max m, sum of exp(x - m)) ----
+struct KilnOnline {
+  float m;
+  float s;
+};
+__device__ __forceinline__ KilnOnline kiln_online_identity() { return {-KILN_INF, 0.0f}; }
+__device__ __forceinline__ KilnOnline kiln_online_push(KilnOnline a, float x) {
+  if (x == -KILN_INF) return a;  // exp(-inf) adds nothing; avoids exp(-inf - -inf)
+  if (x > a.m) return {x, a.s * expf(a.m - x) + 1.0f};
+  return {a.m, a.s + expf(x - a.m)};
+}
+__device__ __forceinline__ KilnOnline kiln_online_combine(KilnOnline a, KilnOnline b) {
+  const float m = fmaxf(a.m, b.m);
+  if (m == -KILN_INF) return a;
+  return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+}
+__device__ __forceinline__ KilnOnline kiln_warp_online(KilnOnline v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    KilnOnline o = {__shfl_xor_sync(0xffffffffu, v.m, offset), __shfl_xor_sync(0xffffffffu, v.s, offset)};
+    v = kiln_online_combine(v, o);
+  }
+  return v;
+}
+// `scratch` holds 66 floats.
+__device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scratch) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  v = kiln_warp_online(v);
+  __syncthreads();
+  if (lane == 0) {
+    scratch[warp] = v.m;
+    scratch[33 + warp] = v.s;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    KilnOnline w = lane < warps ? KilnOnline{scratch[lane], scratch[33 + lane]} : kiln_online_identity();
+    w = kiln_warp_online(w);
+    if (lane == 0) {
+      scratch[32] = w.m;
+      scratch[65] = w.s;
+    }
+  }
+  __syncthreads();
+  return {scratch[32], scratch[65]};
+}
+
+// ---- thread-block clusters (sm_90): blocks of one cluster share a row and
+// combine partial results through distributed shared memory ----
+__device__ __forceinline__ unsigned kiln_cluster_rank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+__device__ __forceinline__ void kiln_cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ float kiln_cluster_load(const float* local, unsigned rank) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(local));
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
+  float value;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(remote) : "memory");
+  return value;
+}
+// Each block publishes its block-level result in `slot` (a shared float of
+// its own); after the barrier every block combines all ranks in rank order,
+// so all blocks hold the same value. The second barrier keeps every block
+// alive until the others have read its slot.
+template <typename Op, int kBlocks>
+__device__ __forceinline__ float kiln_cluster_reduce(float block_value, float* slot) {
+  if (threadIdx.x == 0) *slot = block_value;
+  kiln_cluster_sync();
+  float v = Op::identity();
+#pragma unroll
+  for (int r = 0; r < kBlocks; ++r) v = Op::combine(v, kiln_cluster_load(slot, r));
+  kiln_cluster_sync();
+  return v;
+}
+template <int kBlocks>
+__device__ __forceinline__ KilnOnline kiln_cluster_online(KilnOnline block_value, float* slots) {
+  if (threadIdx.x == 0) {
+    slots[0] = block_value.m;
+    slots[1] = block_value.s;
+  }
+  kiln_cluster_sync();
+  KilnOnline v = kiln_online_identity();
+#pragma unroll
+  for (int r = 0; r < kBlocks; ++r) {
+    v = kiln_online_combine(v, {kiln_cluster_load(slots, r), kiln_cluster_load(slots + 1, r)});
+  }
+  kiln_cluster_sync();
+  return v;
+}

@@ -1,0 +1,13 @@
+// The text of codegen/device/kiln_device.cuh, embedded at build time.
+#ifndef KILN_CODEGEN_DEVICE_LIBRARY_H_
+#define KILN_CODEGEN_DEVICE_LIBRARY_H_
+
+#include "absl/strings/string_view.h"
+
+namespace kiln {
+
+absl::string_view DeviceLibrarySource();
+
+}  // namespace kiln
+
+#endif  // KILN_CODEGEN_DEVICE_LIBRARY_H_

@@ -1,0 +1,73 @@
+#include "codegen/expr_emitter.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codegen/cuda_types.h"
+
+namespace kiln {
+
+absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<std::string>& a,
+                                            const std::vector<DType>& dtypes) {
+  const bool is_int = node.dtype == DType::kI32;
+  switch (node.op) {
+    case OpKind::kNeg: return absl::StrCat("(-", a[0], ")");
+    case OpKind::kAbs: return absl::StrCat(is_int ? "abs(" : "fabsf(", a[0], ")");
+    case OpKind::kExp: return absl::StrCat("expf(", a[0], ")");
+    case OpKind::kLog: return absl::StrCat("logf(", a[0], ")");
+    case OpKind::kTanh: return absl::StrCat("tanhf(", a[0], ")");
+    case OpKind::kErf: return absl::StrCat("erff(", a[0], ")");
+    case OpKind::kSqrt: return absl::StrCat("sqrtf(", a[0], ")");
+    // 1/sqrt rather than rsqrtf: rsqrtf's 2-ulp error is not the op's meaning.
+    case OpKind::kRsqrt: return absl::StrCat("(1.0f / sqrtf(", a[0], "))");
+    case OpKind::kSigmoid: return absl::StrCat("kiln_sigmoid(", a[0], ")");
+    case OpKind::kRelu: return absl::StrCat("kiln_relu(", a[0], ")");
+    case OpKind::kReciprocal: return absl::StrCat("(1.0f / ", a[0], ")");
+    case OpKind::kAdd: return absl::StrCat("(", a[0], " + ", a[1], ")");
+    case OpKind::kSub: return absl::StrCat("(", a[0], " - ", a[1], ")");
+    case OpKind::kMul: return absl::StrCat("(", a[0], " * ", a[1], ")");
+    case OpKind::kDiv: return absl::StrCat("(", a[0], " / ", a[1], ")");
+    case OpKind::kMax: return absl::StrCat("kiln_max(", a[0], ", ", a[1], ")");
+    case OpKind::kMin: return absl::StrCat("kiln_min(", a[0], ", ", a[1], ")");
+    case OpKind::kPow: return absl::StrCat("powf(", a[0], ", ", a[1], ")");
+    case OpKind::kEq: return absl::StrCat("(", a[0], " == ", a[1], ")");
+    case OpKind::kNe: return absl::StrCat("(", a[0], " != ", a[1], ")");
+    case OpKind::kLt: return absl::StrCat("(", a[0], " < ", a[1], ")");
+    case OpKind::kLe: return absl::StrCat("(", a[0], " <= ", a[1], ")");
+    case OpKind::kGt: return absl::StrCat("(", a[0], " > ", a[1], ")");
+    case OpKind::kGe: return absl::StrCat("(", a[0], " >= ", a[1], ")");
+    case OpKind::kSelect: return absl::StrCat("(", a[0], " ? ", a[1], " : ", a[2], ")");
+    case OpKind::kCast: {
+      const DType from = dtypes[0];
+      switch (node.dtype) {
+        case DType::kBool: return absl::StrCat("(", a[0], " != 0)");
+        case DType::kI32:
+          return IsFloat(from) ? absl::StrCat("__float2int_rz(", a[0], ")")
+                               : absl::StrCat("static_cast<int>(", a[0], ")");
+        case DType::kF32: return absl::StrCat("static_cast<float>(", a[0], ")");
+        case DType::kF16: return absl::StrCat("kiln_round_f16(static_cast<float>(", a[0], "))");
+        case DType::kBF16: return absl::StrCat("kiln_round_bf16(static_cast<float>(", a[0], "))");
+      }
+      break;
+    }
+    default: break;
+  }
+  return absl::InternalError(absl::StrCat(NodeLabel(node), " is not elementwise"));
+}
+
+std::string BroadcastIndex(const Dims& operand, const Dims& result, absl::string_view index) {
+  const std::vector<int64_t> strides = BroadcastStrides(operand, result);
+  const std::vector<int64_t> result_strides = RowMajorStrides(result);
+  if (operand == result) return std::string(index);
+  std::vector<std::string> terms;
+  for (size_t d = 0; d < result.size(); ++d) {
+    if (strides[d] == 0 || result[d] == 1) continue;
+    std::string coordinate = std::string(index);
+    if (result_strides[d] != 1) coordinate = absl::StrCat("(", coordinate, " / ", result_strides[d], "LL)");
+    if (d > 0) coordinate = absl::StrCat("(", coordinate, " % ", result[d], "LL)");
+    terms.push_back(strides[d] == 1 ? coordinate : absl::StrCat(coordinate, " * ", strides[d], "LL"));
+  }
+  if (terms.empty()) return "0LL";
+  return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+}
+
+}  // namespace kiln

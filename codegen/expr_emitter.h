@@ -1,0 +1,28 @@
+// Emits the CUDA expression for one elementwise node, given the expressions of
+// its operands (already register values), and the index arithmetic that
+// reads a broadcast operand.
+//
+//   ElementwiseExpr(tanh_node, {"v3"})            -> "tanhf(v3)"
+//   BroadcastIndex({1024}, {512, 1024}, "i")       -> "(i % 1024LL)"
+#ifndef KILN_CODEGEN_EXPR_EMITTER_H_
+#define KILN_CODEGEN_EXPR_EMITTER_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace kiln {
+
+// `operand_dtypes` are the operands' dtypes (the result dtype is node.dtype).
+absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<std::string>& operands,
+                                            const std::vector<DType>& operand_dtypes);
+
+// The element offset into an operand of shape `operand` read at linear index
+// `index` of a tensor of shape `result` (NumPy broadcasting).
+std::string BroadcastIndex(const Dims& operand, const Dims& result, absl::string_view index);
+
+}  // namespace kiln
+
+#endif  // KILN_CODEGEN_EXPR_EMITTER_H_

@@ -1,0 +1,95 @@
+#include "codegen/layout_emitters.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda_types.h"
+#include "codegen/kernel_signature.h"
+
+namespace kiln {
+namespace {
+
+constexpr int kThreads = 256;
+
+// Emits `offset += coordinate(index over dims) * stride` for each dim.
+std::string OffsetTerms(const Dims& dims, const std::vector<int64_t>& strides, absl::string_view index) {
+  std::string out;
+  const std::vector<int64_t> own = RowMajorStrides(dims);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] == 1 || strides[d] == 0) continue;
+    absl::StrAppend(&out, " + ((", index, " / ", own[d], "LL) % ", dims[d], "LL) * ", strides[d], "LL");
+  }
+  return out.empty() ? " + 0LL" : out;
+}
+
+void FinishLaunch(GeneratedKernel& generated, int64_t outputs, const DeviceLimits& limits) {
+  generated.launch.block = kThreads;
+  const int64_t wave = int64_t{limits.sm_count} * (2048 / kThreads);
+  generated.launch.grid = static_cast<unsigned>(std::clamp<int64_t>((outputs + kThreads - 1) / kThreads, 1, wave));
+}
+
+}  // namespace
+
+absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const Kernel& kernel,
+                                                     const DeviceLimits& limits) {
+  const Node& node = graph.node(kernel.nodes.front());
+  const Node& operand = graph.node(node.operands[0]);
+  if (!IsFloat(node.dtype)) {
+    return absl::UnimplementedError(
+        absl::StrCat(NodeLabel(node), ": code generation reduces floating-point values only"));
+  }
+  const std::vector<int64_t> in_strides = RowMajorStrides(operand.shape);
+  Dims kept, reduced;
+  std::vector<int64_t> kept_strides, reduced_strides;
+  for (size_t d = 0; d < operand.shape.size(); ++d) {
+    const bool is_reduced = std::binary_search(node.axes.begin(), node.axes.end(), static_cast<int64_t>(d));
+    (is_reduced ? reduced : kept).push_back(operand.shape[d]);
+    (is_reduced ? reduced_strides : kept_strides).push_back(in_strides[d]);
+  }
+  const int64_t outputs = NumElements(kept);
+  const int64_t count = NumElements(reduced);
+  KernelSignature signature(graph, kernel);
+  const char* op = node.op == OpKind::kReduceMax ? "KilnMax" : node.op == OpKind::kReduceMin ? "KilnMin" : "KilnSum";
+  std::string body = absl::StrCat(
+      "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
+      signature.ParameterList(), ") {\n",
+      "  for (long long o = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; o < ", outputs,
+      "LL; o += static_cast<long long>(gridDim.x) * blockDim.x) {\n",
+      "    const long long base = 0LL", OffsetTerms(kept, kept_strides, "o"), ";\n",
+      "    float acc = ", op, "::identity();\n",
+      "    for (long long r = 0; r < ", count, "LL; ++r) {\n",
+      "      acc = ", op, "::combine(acc, ",
+      LoadConversion(operand.dtype, absl::StrCat("in0[base", OffsetTerms(reduced, reduced_strides, "r"), "]")),
+      ");\n    }\n");
+  if (node.op == OpKind::kReduceMean) absl::StrAppend(&body, "    acc /= static_cast<float>(", count, "LL);\n");
+  absl::StrAppend(&body, "    out0[o] = ", StoreConversion(node.dtype, "acc"), ";\n  }\n}\n");
+  GeneratedKernel generated;
+  signature.Fill(generated);
+  generated.body = std::move(body);
+  FinishLaunch(generated, outputs, limits);
+  return generated;
+}
+
+absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
+                                              const DeviceLimits& limits) {
+  const Node& node = graph.node(kernel.nodes.front());
+  const Node& operand = graph.node(node.operands[0]);
+  const std::vector<int64_t> in_strides = RowMajorStrides(operand.shape);
+  std::vector<int64_t> strides;  // stride in the operand of each output dim
+  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
+  const int64_t n = NumElements(node.shape);
+  KernelSignature signature(graph, kernel);
+  std::string body = absl::StrCat(
+      "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
+      signature.ParameterList(), ") {\n",
+      "  for (long long o = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; o < ", n,
+      "LL; o += static_cast<long long>(gridDim.x) * blockDim.x) {\n",
+      "    out0[o] = in0[0LL", OffsetTerms(node.shape, strides, "o"), "];\n  }\n}\n");
+  GeneratedKernel generated;
+  signature.Fill(generated);
+  generated.body = std::move(body);
+  FinishLaunch(generated, n, limits);
+  return generated;
+}
+
+}  // namespace kiln

@@ -1,0 +1,117 @@
+#include "codegen/pointwise_emitter.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda_types.h"
+#include "codegen/element_program.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/kernel_signature.h"
+
+namespace kiln {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kUnroll = 4;  // vectors in flight per thread and input
+
+}  // namespace
+
+absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Kernel& kernel,
+                                                    const DeviceLimits& limits) {
+  const Dims& shape = graph.node(kernel.nodes.front()).shape;
+  const int64_t n = NumElements(shape);
+  KernelSignature signature(graph, kernel);
+
+  // Inputs of the full iteration shape stream as vectors; the rest broadcast.
+  std::vector<NodeId> streamed;
+  int64_t narrowest = 4;
+  for (NodeId input : kernel.inputs) {
+    if (graph.node(input).shape == shape) {
+      streamed.push_back(input);
+      narrowest = std::min(narrowest, DTypeSize(graph.node(input).dtype));
+    }
+  }
+  for (NodeId output : kernel.outputs) narrowest = std::min(narrowest, DTypeSize(graph.node(output).dtype));
+  const int vec = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
+
+  // Element code shared by the vector body and the scalar tail: `mode` picks
+  // how streamed inputs are read.
+  auto element = [&](bool vector_body, std::string& code, absl::string_view indent) -> absl::Status {
+    absl::flat_hash_map<NodeId, std::string> known;
+    for (NodeId input : streamed) {
+      const std::string stored = vector_body
+                                     ? absl::StrCat("x_", signature.InputName(input), "[u].v[j]")
+                                     : absl::StrCat(signature.InputName(input), "[i]");
+      known[input] = LoadConversion(graph.node(input).dtype, stored);
+    }
+    ElementProgram program(graph, kernel.nodes, [&](NodeId operand, NodeId) {
+      const Node& node = graph.node(operand);
+      return LoadConversion(node.dtype, absl::StrCat(signature.InputName(operand), "[",
+                                                     BroadcastIndex(node.shape, shape, "i"), "]"));
+    });
+    if (absl::Status s = program.Emit(kernel.outputs, known, code, indent); !s.ok()) return s;
+    for (NodeId output : kernel.outputs) {
+      const std::string value = StoreConversion(graph.node(output).dtype, known[output]);
+      if (vector_body) {
+        absl::StrAppend(&code, indent, "y_", signature.OutputName(output), ".v[j] = ", value, ";\n");
+      } else {
+        absl::StrAppend(&code, indent, signature.OutputName(output), "[i] = ", value, ";\n");
+      }
+    }
+    return absl::OkStatus();
+  };
+
+  std::string body;
+  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name,
+                  "(", signature.ParameterList(), ") {\n");
+  absl::StrAppend(&body, "  constexpr long long kN = ", n, "LL;\n  constexpr int kV = ", vec,
+                  ";\n  constexpr int kUnroll = ", kUnroll, ";\n",
+                  "  constexpr long long kVectors = kN / kV;\n",
+                  "  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;\n",
+                  "  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n",
+                  "  for (long long v0 = first; v0 < kVectors; v0 += stride * kUnroll) {\n");
+  for (NodeId input : streamed) {
+    const std::string name = signature.InputName(input);
+    const std::string type = StorageType(graph.node(input).dtype);
+    absl::StrAppend(&body, "    KilnVec<", type, ", kV> x_", name, "[kUnroll];\n");
+  }
+  // All loads first, so kUnroll vectors per input are in flight at once.
+  absl::StrAppend(&body, "#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
+                  "      const long long v = v0 + u * stride;\n      if (v < kVectors) {\n");
+  for (NodeId input : streamed) {
+    const std::string name = signature.InputName(input);
+    absl::StrAppend(&body, "        x_", name, "[u] = kiln_load_vec<", StorageType(graph.node(input).dtype),
+                    ", kV>(", name, " + v * kV);\n");
+  }
+  absl::StrAppend(&body, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
+                  "      const long long v = v0 + u * stride;\n      if (v >= kVectors) continue;\n");
+  for (NodeId output : kernel.outputs) {
+    absl::StrAppend(&body, "      KilnVec<", StorageType(graph.node(output).dtype), ", kV> y_",
+                    signature.OutputName(output), ";\n");
+  }
+  absl::StrAppend(&body, "#pragma unroll\n      for (int j = 0; j < kV; ++j) {\n",
+                  "        const long long i = v * kV + j;\n        (void)i;\n");
+  if (absl::Status s = element(true, body, "        "); !s.ok()) return s;
+  absl::StrAppend(&body, "      }\n");
+  for (NodeId output : kernel.outputs) {
+    const std::string name = signature.OutputName(output);
+    absl::StrAppend(&body, "      kiln_store_vec<", StorageType(graph.node(output).dtype), ", kV>(", name,
+                    " + v * kV, y_", name, ");\n");
+  }
+  absl::StrAppend(&body, "    }\n  }\n",
+                  "  for (long long i = kVectors * kV + first; i < kN; i += stride) {\n");
+  if (absl::Status s = element(false, body, "    "); !s.ok()) return s;
+  absl::StrAppend(&body, "  }\n}\n");
+
+  GeneratedKernel generated;
+  signature.Fill(generated);
+  generated.body = std::move(body);
+  const int64_t vectors = n / vec + 1;
+  const int64_t wave = int64_t{limits.sm_count} * (2048 / kThreads);
+  const int64_t wanted = (vectors + int64_t{kThreads} * kUnroll - 1) / (int64_t{kThreads} * kUnroll);
+  generated.launch.grid = static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, wave));
+  generated.launch.block = kThreads;
+  return generated;
+}
+
+}  // namespace kiln

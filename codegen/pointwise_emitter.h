@@ -1,0 +1,21 @@
+// CUDA for a pointwise kernel: a grid-stride loop over the iteration shape,
+// several 16-byte vectors in flight per thread, a scalar tail, broadcast
+// operands read through index arithmetic, and a grid of whole waves.
+//
+//   absl::StatusOr<GeneratedKernel> k = EmitPointwiseKernel(graph, kernel, limits);
+#ifndef KILN_CODEGEN_POINTWISE_EMITTER_H_
+#define KILN_CODEGEN_POINTWISE_EMITTER_H_
+
+#include "absl/status/statusor.h"
+#include "codegen/generated_kernel.h"
+#include "fusion/device_limits.h"
+#include "fusion/plan.h"
+
+namespace kiln {
+
+absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Kernel& kernel,
+                                                    const DeviceLimits& limits);
+
+}  // namespace kiln
+
+#endif  // KILN_CODEGEN_POINTWISE_EMITTER_H_

@@ -1,0 +1,340 @@
+#include "codegen/row_emitter.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda_types.h"
+#include "codegen/element_program.h"
+#include "codegen/expr_emitter.h"
+#include "codegen/kernel_signature.h"
+
+namespace kiln {
+namespace {
+
+constexpr int kWarpRowsPerBlock = 8;
+constexpr int kLoopUnroll = 4;  // tiles in flight per thread in looped passes
+
+enum class Unit { kWarp, kBlock, kCluster };
+
+absl::string_view ReduceOp(OpKind op) {
+  switch (op) {
+    case OpKind::kReduceMax: return "KilnMax";
+    case OpKind::kReduceMin: return "KilnMin";
+    default: return "KilnSum";
+  }
+}
+
+class RowEmitter {
+ public:
+  RowEmitter(const Graph& graph, const Kernel& kernel)
+      : graph_(graph), kernel_(kernel), row_(kernel.row), signature_(graph, kernel) {}
+
+  absl::StatusOr<GeneratedKernel> Run();
+
+ private:
+  bool IsFull(NodeId id) const { return graph_.node(id).shape == full_shape_; }
+  bool Persistent() const {
+    return row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kBlockPersistent ||
+           row_.strategy == RowStrategy::kClusterPersistent;
+  }
+  std::string ExternalLoad(NodeId operand, NodeId consumer) const;
+  // Emits a loop over this thread's elements of the row; `per_element`
+  // appends the code for one element given the known values.
+  absl::Status EmitElementLoop(const std::vector<NodeId>& inputs,
+                               const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&,
+                                                                std::string&, absl::string_view)>& per_element,
+                               const std::vector<NodeId>& vector_outputs);
+  absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs);
+  absl::Status EmitRowNodes();
+  std::string UnitReduce(absl::string_view op, absl::string_view value) const;
+  std::string UnitOnline(absl::string_view value) const;
+
+  const Graph& graph_;
+  const Kernel& kernel_;
+  const RowSchedule& row_;
+  KernelSignature signature_;
+  Dims full_shape_;
+  Unit unit_ = Unit::kBlock;
+  int vec_ = 1;
+  int slots_ = 0;
+  std::string body_;
+  absl::flat_hash_map<NodeId, std::string> row_known_;  // reductions and per-row values
+  std::unique_ptr<ElementProgram> program_;
+};
+
+std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) const {
+  const Node& node = graph_.node(operand);
+  const std::string index = IsFull(consumer) ? BroadcastIndex(node.shape, full_shape_, "i")
+                                             : BroadcastIndex(node.shape, graph_.node(consumer).shape, "row");
+  return LoadConversion(node.dtype, absl::StrCat(signature_.InputName(operand), "[", index, "]"));
+}
+
+std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value) const {
+  switch (unit_) {
+    case Unit::kWarp: return absl::StrCat("kiln_warp_reduce<", op, ">(", value, ")");
+    case Unit::kBlock: return absl::StrCat("kiln_block_reduce<", op, ">(", value, ", kiln_scratch)");
+    case Unit::kCluster:
+      return absl::StrCat("kiln_cluster_reduce<", op, ", ", row_.cluster_blocks, ">(kiln_block_reduce<", op,
+                          ">(", value, ", kiln_scratch), kiln_slots)");
+  }
+  return "";
+}
+
+std::string RowEmitter::UnitOnline(absl::string_view value) const {
+  switch (unit_) {
+    case Unit::kWarp: return absl::StrCat("kiln_warp_online(", value, ")");
+    case Unit::kBlock: return absl::StrCat("kiln_block_online(", value, ", kiln_scratch)");
+    case Unit::kCluster:
+      return absl::StrCat("kiln_cluster_online<", row_.cluster_blocks, ">(kiln_block_online(", value,
+                          ", kiln_scratch), kiln_slots)");
+  }
+  return "";
+}
+
+absl::Status RowEmitter::EmitElementLoop(
+    const std::vector<NodeId>& inputs,
+    const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&, std::string&,
+                                     absl::string_view)>& per_element,
+    const std::vector<NodeId>& vector_outputs) {
+  auto element_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
+    for (NodeId output : vector_outputs) {
+      absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
+                      signature_.OutputName(output), ";\n");
+    }
+    absl::StrAppend(&body_, "#pragma unroll\n", indent, "for (int j = 0; j < kV; ++j) {\n", indent,
+                    "  const long long i = row_base + col + j;\n", indent, "  (void)i;\n");
+    absl::flat_hash_map<NodeId, std::string> known = row_known_;
+    for (NodeId input : inputs) {
+      known[input] = LoadConversion(graph_.node(input).dtype,
+                                    absl::StrCat("h_", signature_.InputName(input), held_suffix, ".v[j]"));
+    }
+    const std::string inner = absl::StrCat(indent, "  ");
+    if (absl::Status s = per_element(known, body_, inner); !s.ok()) return s;
+    absl::StrAppend(&body_, indent, "}\n");
+    for (NodeId output : vector_outputs) {
+      const std::string name = signature_.OutputName(output);
+      absl::StrAppend(&body_, indent, "kiln_store_vec<", StorageType(graph_.node(output).dtype), ", kV>(",
+                      name, " + row_base + col, y_", name, ");\n");
+    }
+    return absl::OkStatus();
+  };
+
+  if (Persistent()) {
+    absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n",
+                    "    const long long col = col_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
+                    "    if (col < col_end) {\n");
+    if (absl::Status s = element_block("[s]", "      "); !s.ok()) return s;
+    absl::StrAppend(&body_, "    }\n  }\n");
+    return absl::OkStatus();
+  }
+  // Looped: loads of kLoopUnroll tiles are issued before any is used.
+  absl::StrAppend(&body_, "  for (long long col0 = col_begin + lane * kV; col0 < col_end; col0 += kThreads * kV * ",
+                  kLoopUnroll, ") {\n");
+  for (NodeId input : inputs) {
+    absl::StrAppend(&body_, "    KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_",
+                    signature_.InputName(input), "[", kLoopUnroll, "];\n");
+  }
+  absl::StrAppend(&body_, "#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
+                  "      const long long col = col0 + static_cast<long long>(u) * kThreads * kV;\n",
+                  "      if (col < col_end) {\n");
+  for (NodeId input : inputs) {
+    const std::string name = signature_.InputName(input);
+    absl::StrAppend(&body_, "        h_", name, "[u] = kiln_load_vec<", StorageType(graph_.node(input).dtype),
+                    ", kV>(", name, " + row_base + col);\n");
+  }
+  absl::StrAppend(&body_, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
+                  "      const long long col = col0 + static_cast<long long>(u) * kThreads * kV;\n",
+                  "      if (col < col_end) {\n");
+  if (absl::Status s = element_block("[u]", "        "); !s.ok()) return s;
+  absl::StrAppend(&body_, "      }\n    }\n  }\n");
+  return absl::OkStatus();
+}
+
+absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs) {
+  std::vector<std::pair<NodeId, NodeId>> online;  // (max, sum)
+  std::vector<NodeId> plain;
+  for (NodeId r : reductions) {
+    bool in_pair = false;
+    for (const auto& pair : row_.online_pairs) {
+      if (pair.first == r) online.push_back(pair);
+      if (pair.first == r || pair.second == r) in_pair = true;
+    }
+    if (!in_pair) plain.push_back(r);
+  }
+  for (NodeId r : plain) {
+    if (!IsFloat(graph_.node(r).dtype)) {
+      return absl::UnimplementedError(
+          absl::StrCat(NodeLabel(graph_.node(r)), ": code generation reduces floating-point values only"));
+    }
+    absl::StrAppend(&body_, "  float acc", r, " = ", ReduceOp(graph_.node(r).op), "::identity();\n");
+  }
+  for (const auto& [m, s] : online) absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n");
+
+  auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
+                         absl::string_view indent) -> absl::Status {
+    std::vector<NodeId> operands;
+    for (NodeId r : plain) operands.push_back(graph_.node(r).operands[0]);
+    for (const auto& pair : online) operands.push_back(graph_.node(pair.first).operands[0]);
+    if (absl::Status s = program_->Emit(operands, known, code, indent); !s.ok()) return s;
+    for (NodeId r : plain) {
+      absl::StrAppend(&code, indent, "acc", r, " = ", ReduceOp(graph_.node(r).op), "::combine(acc", r, ", ",
+                      known[graph_.node(r).operands[0]], ");\n");
+    }
+    for (const auto& [m, s] : online) {
+      absl::StrAppend(&code, indent, "on", m, " = kiln_online_push(on", m, ", ",
+                      known[graph_.node(m).operands[0]], ");\n");
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = EmitElementLoop(inputs, per_element, {}); !s.ok()) return s;
+
+  for (NodeId r : plain) {
+    const std::string reduced = UnitReduce(ReduceOp(graph_.node(r).op), absl::StrCat("acc", r));
+    if (graph_.node(r).op == OpKind::kReduceMean) {
+      absl::StrAppend(&body_, "  const float v", r, " = ", reduced, " / static_cast<float>(kCols);\n");
+    } else {
+      absl::StrAppend(&body_, "  const float v", r, " = ", reduced, ";\n");
+    }
+    row_known_[r] = absl::StrCat("v", r);
+  }
+  for (const auto& [m, s] : online) {
+    absl::StrAppend(&body_, "  const KilnOnline stats", m, " = ", UnitOnline(absl::StrCat("on", m)), ";\n",
+                    "  const float v", m, " = stats", m, ".m;\n  const float v", s, " = stats", m, ".s;\n");
+    row_known_[m] = absl::StrCat("v", m);
+    row_known_[s] = absl::StrCat("v", s);
+  }
+  return EmitRowNodes();
+}
+
+// Per-row elementwise values (e.g. rsqrt(mean + eps)), once their operands are known.
+absl::Status RowEmitter::EmitRowNodes() {
+  for (NodeId n : kernel_.nodes) {
+    const Node& node = graph_.node(n);
+    if (IsFull(n) || OpFamilyOf(node.op) == OpFamily::kReduce || row_known_.contains(n)) continue;
+    const bool ready = std::all_of(node.operands.begin(), node.operands.end(), [&](NodeId p) {
+      return row_known_.contains(p) || std::find(kernel_.nodes.begin(), kernel_.nodes.end(), p) == kernel_.nodes.end();
+    });
+    if (!ready) continue;
+    if (absl::Status s = program_->Emit({n}, row_known_, body_, "  "); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
+  for (NodeId n : kernel_.nodes) {
+    if (OpFamilyOf(graph_.node(n).op) == OpFamily::kReduce) {
+      full_shape_ = graph_.node(graph_.node(n).operands[0]).shape;
+      break;
+    }
+  }
+  program_ = std::make_unique<ElementProgram>(
+      graph_, kernel_.nodes, [this](NodeId operand, NodeId consumer) { return ExternalLoad(operand, consumer); });
+  unit_ = row_.strategy == RowStrategy::kWarpPersistent ? Unit::kWarp
+          : row_.cluster_blocks > 1                     ? Unit::kCluster
+                                                        : Unit::kBlock;
+  std::vector<NodeId> full_outputs;
+  std::vector<NodeId> row_outputs;
+  for (NodeId out : kernel_.outputs) (IsFull(out) ? full_outputs : row_outputs).push_back(out);
+
+  int64_t narrowest = 4;
+  for (const auto& pass : row_.pass_inputs) {
+    for (NodeId input : pass) narrowest = std::min(narrowest, DTypeSize(graph_.node(input).dtype));
+  }
+  for (NodeId out : full_outputs) narrowest = std::min(narrowest, DTypeSize(graph_.node(out).dtype));
+  vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
+  const int64_t cols = row_.row_length;
+  int64_t chunk = (cols + row_.cluster_blocks - 1) / row_.cluster_blocks;
+  while (vec_ > 1 && (cols % vec_ != 0 || (row_.cluster_blocks > 1 && chunk % vec_ != 0))) vec_ /= 2;
+  const int threads = unit_ == Unit::kWarp ? 32 : row_.threads;
+  slots_ = static_cast<int>((chunk + int64_t{threads} * vec_ - 1) / (int64_t{threads} * vec_));
+  const int block = unit_ == Unit::kWarp ? 32 * kWarpRowsPerBlock : threads;
+
+  absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block, ") ");
+  if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
+  absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
+                  "  constexpr long long kRows = ", row_.rows, "LL;\n  constexpr long long kCols = ", cols,
+                  "LL;\n  constexpr int kV = ", vec_, ";\n  constexpr int kThreads = ", threads, ";\n");
+  if (Persistent()) absl::StrAppend(&body_, "  constexpr int kSlots = ", slots_, ";\n");
+  switch (unit_) {
+    case Unit::kWarp:
+      absl::StrAppend(&body_,
+                      "  const long long row = static_cast<long long>(blockIdx.x) * ", kWarpRowsPerBlock,
+                      " + (threadIdx.x >> 5);\n  if (row >= kRows) return;\n",
+                      "  const int lane = threadIdx.x & 31;\n  const long long col_begin = 0;\n",
+                      "  const long long col_end = kCols;\n");
+      break;
+    case Unit::kBlock:
+      absl::StrAppend(&body_, "  const long long row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
+                      "  const long long col_begin = 0;\n  const long long col_end = kCols;\n",
+                      "  __shared__ float kiln_scratch[66];\n");
+      break;
+    case Unit::kCluster:
+      absl::StrAppend(&body_, "  constexpr long long kChunk = ", chunk, "LL;\n",
+                      "  const long long row = blockIdx.x / ", row_.cluster_blocks, ";\n",
+                      "  const int lane = threadIdx.x;\n",
+                      "  const long long col_begin = static_cast<long long>(kiln_cluster_rank()) * kChunk;\n",
+                      "  const long long col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n",
+                      "  __shared__ float kiln_scratch[66];\n  __shared__ float kiln_slots[2];\n");
+      break;
+  }
+  absl::StrAppend(&body_, "  const long long row_base = row * kCols;\n  (void)kRows;\n");
+
+  if (Persistent()) {
+    for (NodeId input : row_.pass_inputs.front()) {
+      const std::string name = signature_.InputName(input);
+      const std::string type = StorageType(graph_.node(input).dtype);
+      absl::StrAppend(&body_, "  KilnVec<", type, ", kV> h_", name, "[kSlots];\n#pragma unroll\n",
+                      "  for (int s = 0; s < kSlots; ++s) {\n",
+                      "    const long long col = col_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
+                      "    if (col < col_end) h_", name, "[s] = kiln_load_vec<", type, ", kV>(", name,
+                      " + row_base + col);\n  }\n");
+    }
+  }
+  for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
+    const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs[stage];
+    if (absl::Status s = EmitStage(row_.stages[stage], inputs); !s.ok()) return s;
+  }
+  if (!full_outputs.empty()) {
+    const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs.back();
+    auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
+                           absl::string_view indent) -> absl::Status {
+      if (absl::Status s = program_->Emit(full_outputs, known, code, indent); !s.ok()) return s;
+      for (NodeId out : full_outputs) {
+        absl::StrAppend(&code, indent, "y_", signature_.OutputName(out), ".v[j] = ",
+                        StoreConversion(graph_.node(out).dtype, known[out]), ";\n");
+      }
+      return absl::OkStatus();
+    };
+    if (absl::Status s = EmitElementLoop(inputs, per_element, full_outputs); !s.ok()) return s;
+  }
+  if (!row_outputs.empty()) {
+    if (absl::Status s = program_->Emit(row_outputs, row_known_, body_, "  "); !s.ok()) return s;
+    absl::StrAppend(&body_, unit_ == Unit::kCluster ? "  if (lane == 0 && kiln_cluster_rank() == 0) {\n"
+                                                    : "  if (lane == 0) {\n");
+    for (NodeId out : row_outputs) {
+      absl::StrAppend(&body_, "    ", signature_.OutputName(out), "[row] = ",
+                      StoreConversion(graph_.node(out).dtype, row_known_[out]), ";\n");
+    }
+    absl::StrAppend(&body_, "  }\n");
+  }
+  absl::StrAppend(&body_, "}\n");
+
+  GeneratedKernel generated;
+  signature_.Fill(generated);
+  generated.body = std::move(body_);
+  generated.launch.block = block;
+  generated.launch.cluster = row_.cluster_blocks;
+  generated.launch.grid = static_cast<unsigned>(
+      unit_ == Unit::kWarp ? (row_.rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock
+                           : row_.rows * row_.cluster_blocks);
+  return generated;
+}
+
+}  // namespace
+
+absl::StatusOr<GeneratedKernel> EmitRowKernel(const Graph& graph, const Kernel& kernel, const DeviceLimits&) {
+  return RowEmitter(graph, kernel).Run();
+}
+
+}  // namespace kiln

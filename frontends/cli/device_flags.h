@@ -1,0 +1,17 @@
+// Flags that describe the GPU a plan is made for, shared by `kiln plan`,
+// `emit` and `run`. Defaults are an H200's; `run` starts from the device's own.
+//
+//   DeviceLimits limits = LimitsFromFlags(DeviceLimits{});
+#ifndef KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_
+#define KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_
+
+#include "fusion/device_limits.h"
+
+namespace kiln {
+
+// `base` with every flag the user set applied on top.
+DeviceLimits LimitsFromFlags(DeviceLimits base);
+
+}  // namespace kiln
+
+#endif  // KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_

@@ -1,0 +1,92 @@
+// A graph compiled for one GPU: the plan, one loaded kernel per plan kernel,
+// and a workspace for intermediates (reused by liveness). Compile once, run
+// many times, on the caller's device pointers or on host tensors.
+//
+//   std::unique_ptr<Device> device = *Device::Open();
+//   KernelCache cache;
+//   auto exe = *Executable::Compile(graph, *device, cache, {.fuse = true});
+//   ABSL_CHECK_OK(exe->Run({x_ptr}, {y_ptr}));            // device pointers, graph order
+//   std::vector<HostTensor> outs = *exe->RunOnHost({x});  // copies in and out
+//
+// Run is safe to call from several threads: launches of one Executable are
+// serialized because they share its workspace.
+#ifndef KILN_RUNTIME_EXECUTABLE_H_
+#define KILN_RUNTIME_EXECUTABLE_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/types/span.h"
+#include "codegen/generated_kernel.h"
+#include "fusion/device_limits.h"
+#include "fusion/plan.h"
+#include "graph/host_tensor.h"
+#include "runtime/device.h"
+#include "runtime/device_buffer.h"
+#include "runtime/kernel_cache.h"
+#include "runtime/loaded_kernel.h"
+
+namespace kiln {
+
+struct ExecutableOptions {
+  bool fuse = true;  // false: the unfused baseline, one kernel per op
+};
+
+// Per-kernel and whole-plan times from Executable::Time, medians in microseconds.
+struct PlanTimings {
+  std::vector<double> kernel_us;
+  double total_us = 0;
+};
+
+class Executable {
+ public:
+  static absl::StatusOr<std::unique_ptr<Executable>> Compile(const Graph& graph, const Device& device,
+                                                             KernelCache& cache, ExecutableOptions options);
+
+  const Graph& graph() const { return graph_; }
+  const Plan& plan() const { return plan_; }
+  const std::vector<GeneratedKernel>& kernels() const { return generated_; }
+  DeviceLimits limits() const { return limits_; }
+
+  // `inputs` and `outputs` follow graph.inputs() and graph.outputs(); every
+  // pointer must be 16-byte aligned (cuMemAlloc's are).
+  absl::Status Run(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
+                   CUstream stream = nullptr);
+
+  // Copies inputs to the device, fills the outputs with NaN bytes (so an
+  // element no kernel writes cannot pass a check), runs, and copies back.
+  absl::StatusOr<std::vector<HostTensor>> RunOnHost(absl::Span<const HostTensor> inputs);
+
+  // Median times over `iterations` runs after a warm-up, per kernel and for
+  // the whole plan, on the given device pointers.
+  absl::StatusOr<PlanTimings> Time(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
+                                   int iterations);
+
+ private:
+  Executable(Graph graph, Plan plan, const Device& device) : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
+  // Device address of every node a kernel touches, for one call.
+  absl::StatusOr<std::vector<CUdeviceptr>> Bind(absl::Span<const CUdeviceptr> inputs,
+                                                absl::Span<const CUdeviceptr> outputs) const;
+  absl::Status LaunchKernel(size_t k, const std::vector<CUdeviceptr>& addresses, CUstream stream) const;
+  absl::Status CopyAliasedOutputs(const std::vector<CUdeviceptr>& addresses, absl::Span<const CUdeviceptr> outputs,
+                                  CUstream stream) const;
+
+  Graph graph_;
+  Plan plan_;
+  const Device& device_;
+  DeviceLimits limits_;
+  std::vector<GeneratedKernel> generated_;
+  std::vector<std::unique_ptr<LoadedKernel>> loaded_;
+  std::vector<NodeId> root_;                // per node: itself, or the tensor a view reads
+  std::vector<int64_t> workspace_offset_;   // per node: offset in the workspace, or -1
+  int64_t workspace_bytes_ = 0;
+  absl::Mutex mu_;
+  DeviceBuffer workspace_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace kiln
+
+#endif  // KILN_RUNTIME_EXECUTABLE_H_

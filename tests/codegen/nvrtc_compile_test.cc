@@ -1,0 +1,93 @@
+// Every kernel kiln generates for the test graphs must compile with NVRTC for
+// sm_90. This runs on machines without a GPU.
+#include <string>
+
+#include "codegen/kernel_codegen.h"
+#include "frontends/builder.h"
+#include "frontends/workloads.h"
+#include "fusion/planner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/nvrtc_compiler.h"
+
+namespace kiln {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+void ExpectEveryKernelCompiles(const Graph& graph, const DeviceLimits& limits = DeviceLimits{}) {
+  for (bool fuse : {true, false}) {
+    absl::StatusOr<Plan> plan = fuse ? PlanFusion(graph, limits) : PlanUnfused(graph, limits);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    for (const Kernel& kernel : plan->kernels) {
+      SCOPED_TRACE(kernel.name);
+      absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, kernel, limits);
+      ASSERT_TRUE(generated.ok()) << generated.status();
+      absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), kernel.name}, "sm_90");
+      ASSERT_TRUE(cubin.ok()) << cubin.status();
+      EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
+    }
+  }
+}
+
+TEST(NvrtcCompileTest, SeedWorkloadsAtBenchmarkShapes) {
+  ExpectEveryKernelCompiles(*GeluNaive(DType::kF32, {16384, 16384}));
+  ExpectEveryKernelCompiles(*GeluNaive(DType::kBF16, {16384, 16384}));
+  for (auto [m, n] : {std::pair{65536, 1024}, {16384, 4096}, {4096, 16384}, {512, 131072}}) {
+    ExpectEveryKernelCompiles(*SoftmaxNaive(DType::kF32, m, n));
+  }
+  ExpectEveryKernelCompiles(*RowSum(DType::kF32, 16384, 16384));
+  ExpectEveryKernelCompiles(*RowSum(DType::kF32, 256, 1048576));
+}
+
+TEST(NvrtcCompileTest, LoopedSoftmaxAndHalfPrecision) {
+  DeviceLimits no_clusters;
+  no_clusters.supports_clusters = false;
+  ExpectEveryKernelCompiles(*SoftmaxNaive(DType::kF32, 512, 131072), no_clusters);
+  ExpectEveryKernelCompiles(*SoftmaxNaive(DType::kF16, 300, 1000));
+  ExpectEveryKernelCompiles(*SoftmaxNaive(DType::kBF16, 7, 33));
+}
+
+TEST(NvrtcCompileTest, EveryElementwiseOpAndLayoutKernel) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {33, 65});
+  Value bias = b.Input("bias", DType::kF32, {65});
+  Value flag = b.Input("flag", DType::kBool, {33, 1});
+  Value k = b.Input("k", DType::kI32, {33, 65});
+  Value p = Abs(x) + 0.5;
+  Value u = Neg(Exp(x)) + Log(p) + Tanh(x) + Erf(x) + Sqrt(p) + Rsqrt(p) + Sigmoid(x) + Relu(x) +
+            Reciprocal(p) + Max(x, bias) + Min(x, bias) + Pow(p, bias * 0.1) - x / p;
+  Value c = Select(flag, u, Cast(k, DType::kF32));
+  Value cmp = Cast(Lt(x, bias), DType::kF32) + Cast(Ge(x, bias), DType::kF32) + Cast(Eq(k, k), DType::kF32);
+  Value half = Cast(Cast(c + cmp, DType::kBF16), DType::kF32);
+  Value ints = Cast(Max(k, Relu(-k)) + Abs(k), DType::kF32);
+  Value col = ReduceSum(half + ints, {0}).Named("col");
+  Value t = Transpose(half, {1, 0}).Named("t");
+  Value rmean = ReduceMean(half, {1}, true).Named("rmean");
+  ExpectEveryKernelCompiles(*b.Build({col, t, rmean}));
+}
+
+TEST(NvrtcCompileTest, UserNamesNeverReachTheSource) {
+  GraphBuilder b;
+  Value x = b.Input("secret_input_name", DType::kF32, {16, 16});
+  Value y = Exp(x).Named("secret_output_name");
+  const Graph graph = *b.Build({y});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  const std::string source = *EmitTranslationUnit(graph, plan, DeviceLimits{});
+  EXPECT_THAT(source, Not(HasSubstr("secret")));
+  EXPECT_THAT(source, HasSubstr("f0_pointwise("));
+}
+
+TEST(NvrtcCompileTest, MatmulIsReportedAsNotYetGenerated) {
+  const Graph graph = *MatmulRelu(DType::kBF16, 64, 64, 64);
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, plan.kernels[0], DeviceLimits{});
+  EXPECT_EQ(generated.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(generated.status().message(),
+            "kernel f0_matmul (node \"c\" (matmul)): kiln has no matmul code generator yet; plan and "
+            "traffic figures are available");
+}
+
+}  // namespace
+}  // namespace kiln
