@@ -1,19 +1,102 @@
 #!/bin/bash
-# Runs kiln on every bundled graph: `check`, then `eval` on a scaled-down copy.
+# A tour of kiln on every bundled graph (bench/graphs/*.textproto):
+#   kiln check            the file loads and verifies
+#   kiln eval             the CPU reference interpreter, on a scaled-down copy
+#   kiln plan             fused against unfused: kernels and HBM bytes
+#                         (with --explain on one softmax graph)
+#   kiln emit             the CUDA source; compiled with `nvcc -arch=sm_90 -c`
+#                         when nvcc is on PATH
+#   kiln run              only where nvidia-smi finds a GPU
+#
 #   frontends/demo.sh BUILD_DIR
-# Exits non-zero if any command fails.
+#
+# Matmul graphs have no code generator yet: their emit prints that message and
+# the tour goes on. Any other failing step makes the exit status non-zero.
 set -u
 if [ $# -ne 1 ]; then
   echo "usage: frontends/demo.sh BUILD_DIR" >&2
   exit 2
 fi
-kiln="$1/kiln"
-graphs="$(dirname "$(dirname "$0")")/bench/graphs"
-status=0
-for graph in "$graphs"/*.textproto; do
-  echo "=== $(basename "$graph" .textproto)"
-  "$kiln" check "$graph" || status=1
-  "$kiln" eval --scale-down "$graph" || status=1
+kiln="$(cd "$1" && pwd)/kiln"
+cd "$(dirname "$0")/.."
+if [ ! -x "$kiln" ]; then
+  echo "demo: $kiln not found; build it first (make build)" >&2
+  exit 2
+fi
+explain_graph=softmax_naive_512x131072_f32  # a row too long for one block: the split strategy
+matmul_message="no matmul code generator"
+work="$(mktemp -d -t kiln-demo.XXXXXX)"
+trap 'rm -rf "$work"' EXIT
+nvcc="$(command -v nvcc || true)"
+gpu=0
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then gpu=1; fi
+failed=()
+steps=0
+
+# step ARGS...: prints and runs `kiln ARGS...`, counting a failure.
+step() {
+  echo "\$ kiln $*"
+  steps=$((steps + 1))
+  "$kiln" "$@" || failed+=("kiln $*")
   echo
+}
+
+# emit GRAPH NAME: writes the fused plan's CUDA source and compiles it with nvcc.
+emit() {
+  local graph=$1 name=$2
+  local cu="$work/$name.cu" err="$work/$name.err"
+  echo "\$ kiln emit $graph > $cu"
+  steps=$((steps + 1))
+  if "$kiln" emit "$graph" >"$cu" 2>"$err"; then
+    echo "$(grep -c '__global__' "$cu") kernel(s), $(wc -l <"$cu") lines of CUDA"
+    if [ -z "$nvcc" ]; then
+      echo "nvcc is not on PATH: compile skipped (export PATH=/usr/local/cuda/bin:\$PATH)"
+    else
+      echo "\$ nvcc -arch=sm_90 -c $cu"
+      if "$nvcc" -arch=sm_90 -c "$cu" -o "$work/$name.o"; then
+        echo "compiled for sm_90"
+      else
+        failed+=("nvcc -arch=sm_90 -c (kiln emit $graph)")
+      fi
+    fi
+  elif [[ $name == matmul_* ]] && grep -q "$matmul_message" "$err"; then
+    cat "$err"
+    echo "(expected for now; continuing)"
+  else
+    cat "$err"
+    failed+=("kiln emit $graph")
+  fi
+  echo
+}
+
+if [ -z "$nvcc" ]; then echo "demo: nvcc not on PATH, generated CUDA will not be compiled"; fi
+if [ $gpu -eq 0 ]; then echo "demo: no GPU (nvidia-smi finds none), so no \`kiln run\`"; fi
+echo
+for graph in bench/graphs/*.textproto; do
+  name="$(basename "$graph" .textproto)"
+  echo "=================== $name"
+  step check "$graph"
+  step eval --scale-down "$graph"
+  if [ "$name" = "$explain_graph" ]; then
+    step plan --explain "$graph"
+  else
+    step plan "$graph"
+  fi
+  emit "$graph" "$name"
+  if [ $gpu -eq 1 ]; then
+    if [[ $name == matmul_* ]]; then
+      echo "kiln run skipped: $matmul_message yet"
+      echo
+    else
+      step run --iters 10 "$graph"
+    fi
+  fi
 done
-exit $status
+
+if [ ${#failed[@]} -eq 0 ]; then
+  echo "demo: all $steps steps succeeded"
+  exit 0
+fi
+echo "demo: ${#failed[@]} of $steps steps failed:"
+printf '  %s\n' "${failed[@]}"
+exit 1
