@@ -13,6 +13,10 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll = 4;  // vectors in flight per thread and input
+// Blocks resident per SM, promised to the compiler through __launch_bounds__
+// (at most 64 registers a thread), so that a grid of sm_count * kBlocksPerSm
+// blocks is exactly one full wave: no tail wave of idle SMs.
+constexpr int kBlocksPerSm = 4;
 
 }  // namespace
 
@@ -62,7 +66,8 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   };
 
   std::string body;
-  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name,
+  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", kThreads, ", ", kBlocksPerSm, ") ",
+                  kernel.name,
                   "(", signature.ParameterList(), ") {\n");
   absl::StrAppend(&body, "  constexpr long long kN = ", n, "LL;\n  constexpr int kV = ", vec,
                   ";\n  constexpr int kUnroll = ", kUnroll, ";\n",
@@ -107,7 +112,7 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   signature.Fill(generated);
   generated.body = std::move(body);
   const int64_t vectors = n / vec + 1;
-  const int64_t wave = int64_t{limits.sm_count} * (2048 / kThreads);
+  const int64_t wave = int64_t{limits.sm_count} * kBlocksPerSm;
   const int64_t wanted = (vectors + int64_t{kThreads} * kUnroll - 1) / (int64_t{kThreads} * kUnroll);
   generated.launch.grid = static_cast<unsigned>(std::clamp<int64_t>(wanted, 1, wave));
   generated.launch.block = kThreads;

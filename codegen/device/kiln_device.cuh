@@ -35,6 +35,11 @@ __device__ __forceinline__ float kiln_round_f16(float v) { return kiln_f16_to_f3
 __device__ __forceinline__ float kiln_max(float a, float b) { return (a != a || b != b) ? KILN_NAN : fmaxf(a, b); }
 __device__ __forceinline__ float kiln_min(float a, float b) { return (a != a || b != b) ? KILN_NAN : fminf(a, b); }
 __device__ __forceinline__ float kiln_relu(float a) { return a > 0.0f ? a : (a != a ? a : 0.0f); }
+__device__ __forceinline__ float kiln_tanh_approx(float a) {
+  float t;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(t) : "f"(a));
+  return t;
+}
 __device__ __forceinline__ float kiln_sigmoid(float a) { return 1.0f / (1.0f + expf(-a)); }
 __device__ __forceinline__ int kiln_max(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int kiln_min(int a, int b) { return a < b ? a : b; }

@@ -111,7 +111,10 @@ Graph RandomGraph(std::mt19937_64& rng) {
   Value row_scale = b.Input("scale", dtype, {rows, 1});
   std::vector<Value> row_values;
   std::vector<Value> outputs;
-  const int steps = 2 + static_cast<int>(rng() % (dtype == DType::kF32 ? 8 : 5));
+  // Half-precision chains stay short: the reference rounds every node to 16
+  // bits while fused kernels keep f32 in registers, and the difference grows
+  // with depth.
+  const int steps = 2 + static_cast<int>(rng() % (dtype == DType::kF32 ? 8 : 3));
   auto pick = [&](const std::vector<Value>& v) { return v[rng() % v.size()]; };
   for (int step = 0; step < steps; ++step) {
     Value a = pick(full);
@@ -124,13 +127,15 @@ Graph RandomGraph(std::mt19937_64& rng) {
       case 4: next = Max(a, pick(full)) - Relu(a); break;
       case 5: next = Exp(Tanh(a)) + Abs(a); break;
       case 6: {
-        Value r = rng() % 2 ? ReduceMax(a, {1}, true) : ReduceMean(a, {1}, true);
+        // max or min, not mean: a later mean of a - mean(a) is zero up to
+        // rounding, where a relative error means nothing.
+        Value r = rng() % 2 ? ReduceMax(a, {1}, true) : ReduceMin(a, {1}, true);
         row_values.push_back(r);
         next = a - r;
         break;
       }
       case 7: {
-        Value s = ReduceSum(Tanh(a), {1}, true);
+        Value s = rng() % 2 ? ReduceSum(Tanh(a), {1}, true) : ReduceMean(Sigmoid(a), {1}, true);
         row_values.push_back(s);
         next = a * Sigmoid(s);
         break;
