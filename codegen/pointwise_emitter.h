@@ -1,6 +1,6 @@
-// CUDA for a pointwise kernel: a grid-stride loop over the iteration shape,
-// several 16-byte vectors in flight per thread, a scalar tail, broadcast
-// operands read through index arithmetic, and a grid of whole waves.
+// CUDA for a pointwise kernel: each block streams one contiguous tile of the
+// iteration shape with several 16-byte vectors in flight per thread, a scalar
+// tail, and broadcast operands read through index arithmetic.
 //
 //   absl::StatusOr<GeneratedKernel> k = EmitPointwiseKernel(graph, kernel, limits);
 #ifndef KILN_CODEGEN_POINTWISE_EMITTER_H_

@@ -36,7 +36,7 @@ absl::string_view RowStrategyName(RowStrategy strategy) {
 
 std::string Kernel::Strategy() const {
   switch (kind) {
-    case KernelKind::kPointwise: return "vectorized grid-stride";
+    case KernelKind::kPointwise: return "vectorized tiles";
     case KernelKind::kRowReduction: {
       std::string s(RowStrategyName(row.strategy));
       if (row.cluster_blocks > 1) absl::StrAppend(&s, " x", row.cluster_blocks);
