@@ -245,11 +245,11 @@ def load_io(io_dir: pathlib.Path, workload: str, dims: list[int], dtype: str):
     if got != want or any(t["dtype"] != dtype for t in inputs):
         raise ValueError(f"{io_dir}/io.json has inputs {got} of "
                          f"{[t['dtype'] for t in inputs]}; {workload} {dtype} needs {want}")
-    tensors = [load_tensor(io_dir / f"{t['name']}.bin", t["dtype"], t["shape"]) for t in inputs]
+    tensors = [load_tensor(io_dir / t["file"], t["dtype"], t["shape"]) for t in inputs]
     output = None
-    if outputs and (io_dir / f"{outputs[0]['name']}.bin").exists():
+    if outputs and (io_dir / outputs[0]["file"]).exists():
         o = outputs[0]
-        output = load_tensor(io_dir / f"{o['name']}.bin", o["dtype"], o["shape"])
+        output = load_tensor(io_dir / o["file"], o["dtype"], o["shape"])
     return tensors, output
 
 

@@ -46,7 +46,7 @@ std::string Kernel::Strategy() const {
     }
     case KernelKind::kReduction: return "strided (a thread per output)";
     case KernelKind::kMatmul: return "tiled matmul, fused epilogue";
-    case KernelKind::kTranspose: return "tiled transpose";
+    case KernelKind::kTranspose: return "index-mapped copy";
   }
   return "?";
 }

@@ -9,20 +9,13 @@ int64_t TensorBytes(const Node& node) { return NumElements(node.shape) * DTypeSi
 Traffic KernelTraffic(const Graph& graph, const Kernel& kernel) {
   Traffic t;
   for (NodeId input : kernel.inputs) {
-    int reads = 1;
-    if (kernel.kind == KernelKind::kRowReduction) {
-      // Full-shape inputs are read once per pass that needs them.
-      const auto& passes = kernel.row.pass_inputs;
-      const bool full = std::any_of(passes.begin(), passes.end(), [&](const std::vector<NodeId>& p) {
-        return std::find(p.begin(), p.end(), input) != p.end();
-      });
-      if (full) {
-        reads = static_cast<int>(std::count_if(passes.begin(), passes.end(), [&](const std::vector<NodeId>& p) {
-          return std::find(p.begin(), p.end(), input) != p.end();
-        }));
-      }
+    // A looped row kernel reads a full-shape input once per pass that uses
+    // it; every other input is read once.
+    int64_t passes = 0;
+    for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
+      passes += std::count(pass.begin(), pass.end(), input);
     }
-    t.bytes_read += reads * TensorBytes(graph.node(input));
+    t.bytes_read += std::max<int64_t>(passes, 1) * TensorBytes(graph.node(input));
   }
   for (NodeId output : kernel.outputs) t.bytes_written += TensorBytes(graph.node(output));
   for (NodeId id : kernel.nodes) {

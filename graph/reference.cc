@@ -342,4 +342,11 @@ double ApplyElementwise(const Node& node, absl::Span<const double> operands) {
   return RoundToDType(UnroundedElementwise(node.op, operands), node.dtype);
 }
 
+double CheckTolerance(const Graph& graph) {
+  for (const Node& node : graph.nodes()) {
+    if (node.dtype == DType::kF16 || node.dtype == DType::kBF16) return 1e-2;
+  }
+  return 1e-5;
+}
+
 }  // namespace kiln

@@ -31,6 +31,12 @@ absl::StatusOr<std::vector<HostTensor>> EvaluateReference(const Graph& graph,
 // The result is rounded to `node.dtype`, so it is the node's stored value.
 double ApplyElementwise(const Node& node, absl::Span<const double> operands);
 
+// The largest relative L2 error ||out - ref|| / ||ref|| a compiled graph may
+// show against EvaluateReference: 1e-5 when all values are f32 (or integer),
+// 1e-2 when any node is f16 or bf16 (kernels keep f32 between nodes, the
+// reference rounds every node).
+double CheckTolerance(const Graph& graph);
+
 }  // namespace kiln
 
 #endif  // KILN_GRAPH_REFERENCE_H_

@@ -1,5 +1,8 @@
 #include "runtime/event_timer.h"
 
+#include <algorithm>
+#include <vector>
+
 #include <cuda.h>
 
 #include <utility>
@@ -88,6 +91,33 @@ absl::StatusOr<float> EventTimer::ElapsedMs() const {
     return s;
   }
   return ms;
+}
+
+absl::StatusOr<double> MedianMicros(const std::function<absl::Status()>& work, int samples, int warmup,
+                                    CUstream stream) {
+  for (int i = 0; i < warmup; ++i) {
+    if (absl::Status s = work(); !s.ok()) return s;
+  }
+  std::vector<EventTimer> timers;
+  for (int i = 0; i < samples; ++i) {
+    absl::StatusOr<EventTimer> timer = EventTimer::Create();
+    if (!timer.ok()) return timer.status();
+    timers.push_back(*std::move(timer));
+  }
+  for (EventTimer& timer : timers) {
+    if (absl::Status s = timer.Start(stream); !s.ok()) return s;
+    if (absl::Status s = work(); !s.ok()) return s;
+    if (absl::Status s = timer.Stop(stream); !s.ok()) return s;
+  }
+  std::vector<double> micros;
+  for (const EventTimer& timer : timers) {
+    absl::StatusOr<float> ms = timer.ElapsedMs();
+    if (!ms.ok()) return ms.status();
+    micros.push_back(*ms * 1000.0);
+  }
+  if (micros.empty()) return absl::InvalidArgumentError("MedianMicros needs at least one sample");
+  std::nth_element(micros.begin(), micros.begin() + micros.size() / 2, micros.end());
+  return micros[micros.size() / 2];
 }
 
 }  // namespace kiln

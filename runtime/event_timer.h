@@ -13,6 +13,8 @@
 
 #include <cuda.h>
 
+#include <functional>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "runtime/cuda_driver.h"
@@ -47,6 +49,13 @@ class EventTimer {
   bool started_ = false;
   bool stopped_ = false;
 };
+
+// The median device time, in microseconds, of `work` (which enqueues on
+// `stream`) over `samples` repetitions after `warmup` untimed ones. All
+// repetitions are queued back to back before any is read, so each start event
+// fires as the previous work ends and host launch latency stays out.
+absl::StatusOr<double> MedianMicros(const std::function<absl::Status()>& work, int samples, int warmup,
+                                    CUstream stream);
 
 }  // namespace kiln
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_codegen.h"
@@ -13,9 +12,7 @@
 #include "runtime/memory_planner.h"
 
 namespace kiln {
-namespace {
-
-DeviceLimits LimitsOf(const DeviceInfo& info) {
+DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   DeviceLimits limits;
   limits.sm_count = info.sm_count;
   limits.registers_per_sm = info.registers_per_sm;
@@ -25,12 +22,11 @@ DeviceLimits LimitsOf(const DeviceInfo& info) {
   return limits;
 }
 
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& graph, const Device& device,
                                                                 KernelCache& cache, ExecutableOptions options) {
   if (absl::Status s = device.Activate(); !s.ok()) return s;
-  const DeviceLimits limits = LimitsOf(device.info());
+  DeviceLimits limits = options.limits.value_or(DeviceLimitsOf(device.info()));
+  limits.supports_clusters = limits.supports_clusters && device.info().supports_clusters;
   absl::StatusOr<Plan> plan = options.fuse ? PlanFusion(graph, limits) : PlanUnfused(graph, limits);
   if (!plan.ok()) return plan.status();
   std::unique_ptr<Executable> exe(new Executable(graph, *std::move(plan), device));
@@ -46,9 +42,17 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
     if (!compiled.ok()) return compiled.status();
     absl::StatusOr<std::unique_ptr<LoadedKernel>> loaded = LoadedKernel::Load((*compiled)->cubin, kernel.name);
     if (!loaded.ok()) return loaded.status();
+    LaunchConfig config;
+    config.grid[0] = generated->launch.grid;
+    config.block[0] = generated->launch.block;
+    config.shared_bytes = generated->launch.shared_bytes;
+    // A cluster size is declared in the kernel source (__cluster_dims__), so a
+    // plain launch forms the clusters.
+    exe->launch_.push_back(config);
     exe->generated_.push_back(*std::move(generated));
     exe->loaded_.push_back(*std::move(loaded));
   }
+  exe->graph_inputs_ = g.inputs();
 
   exe->root_.resize(g.size());
   for (NodeId n = 0; n < g.size(); ++n) {
@@ -73,21 +77,25 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
     }
   }
   const WorkspaceLayout layout = PlanWorkspace(requests);
-  exe->workspace_offset_.assign(g.size(), -1);
-  for (size_t i = 0; i < requested.size(); ++i) exe->workspace_offset_[requested[i]] = layout.offsets[i];
+  for (size_t i = 0; i < requested.size(); ++i) exe->workspace_nodes_.push_back({requested[i], layout.offsets[i]});
   exe->workspace_bytes_ = layout.total_bytes;
+
+  absl::MutexLock lock(&exe->mu_);
+  exe->addresses_.assign(g.size(), 0);
+  for (const GeneratedKernel& generated : exe->generated_) {
+    exe->param_values_.emplace_back(generated.params.size(), 0);
+    std::vector<void*>& args = exe->param_args_.emplace_back();
+    for (CUdeviceptr& value : exe->param_values_.back()) args.push_back(&value);
+  }
   return exe;
 }
 
-absl::StatusOr<std::vector<CUdeviceptr>> Executable::Bind(absl::Span<const CUdeviceptr> inputs,
-                                                          absl::Span<const CUdeviceptr> outputs) const {
-  const std::vector<NodeId> graph_inputs = graph_.inputs();
-  if (inputs.size() != graph_inputs.size() || outputs.size() != graph_.outputs().size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the graph takes ", graph_inputs.size(), " inputs and ",
+absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs) {
+  if (inputs.size() != graph_inputs_.size() || outputs.size() != graph_.outputs().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the graph takes ", graph_inputs_.size(), " inputs and ",
                                                    graph_.outputs().size(), " outputs; got ", inputs.size(),
                                                    " and ", outputs.size()));
   }
-  std::vector<CUdeviceptr> addresses(graph_.size(), 0);
   auto check_aligned = [&](CUdeviceptr ptr, NodeId id) -> absl::Status {
     if (ptr == 0 || ptr % 16 != 0) {
       return absl::InvalidArgumentError(absl::StrCat("device pointer for ", NodeLabel(graph_.node(id)),
@@ -95,52 +103,43 @@ absl::StatusOr<std::vector<CUdeviceptr>> Executable::Bind(absl::Span<const CUdev
     }
     return absl::OkStatus();
   };
+  std::fill(addresses_.begin(), addresses_.end(), 0);
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status s = check_aligned(inputs[i], graph_inputs[i]); !s.ok()) return s;
-    addresses[graph_inputs[i]] = inputs[i];
+    if (absl::Status s = check_aligned(inputs[i], graph_inputs_[i]); !s.ok()) return s;
+    addresses_[graph_inputs_[i]] = inputs[i];
   }
   for (size_t j = 0; j < outputs.size(); ++j) {
     const NodeId root = root_[graph_.outputs()[j]];
     if (absl::Status s = check_aligned(outputs[j], graph_.outputs()[j]); !s.ok()) return s;
     // The first output holding a computed value is where its kernel writes.
-    if (plan_.kernel_of[root] >= 0 && addresses[root] == 0) addresses[root] = outputs[j];
+    if (plan_.kernel_of[root] >= 0 && addresses_[root] == 0) addresses_[root] = outputs[j];
   }
-  for (NodeId n = 0; n < graph_.size(); ++n) {
-    if (workspace_offset_[n] >= 0) addresses[n] = workspace_.ptr() + workspace_offset_[n];
-  }
-  for (NodeId n = 0; n < graph_.size(); ++n) {
-    if (root_[n] != n) addresses[n] = addresses[root_[n]];
-  }
-  return addresses;
+  for (const auto& [node, offset] : workspace_nodes_) addresses_[node] = workspace_.ptr() + offset;
+  return absl::OkStatus();
 }
 
-absl::Status Executable::LaunchKernel(size_t k, const std::vector<CUdeviceptr>& addresses, CUstream stream) const {
-  const GeneratedKernel& generated = generated_[k];
-  std::vector<CUdeviceptr> values;
-  for (NodeId param : generated.params) values.push_back(addresses[param]);
-  std::vector<void*> args;
-  for (CUdeviceptr& value : values) args.push_back(&value);
-  LaunchConfig config;
-  config.grid[0] = generated.launch.grid;
-  config.block[0] = generated.launch.block;
-  config.shared_bytes = generated.launch.shared_bytes;
-  // A cluster size is declared in the kernel source (__cluster_dims__), so a
-  // plain launch forms the clusters.
-  return loaded_[k]->Launch(config, args.data(), stream);
+absl::Status Executable::LaunchKernel(size_t k, CUstream stream) {
+  const std::vector<NodeId>& params = generated_[k].params;
+  std::vector<CUdeviceptr>& values = param_values_[k];
+  // A view reads its root's memory.
+  for (size_t i = 0; i < params.size(); ++i) values[i] = addresses_[root_[params[i]]];
+  return loaded_[k]->Launch(launch_[k], param_args_[k].data(), stream);
 }
 
-absl::Status Executable::CopyAliasedOutputs(const std::vector<CUdeviceptr>& addresses,
-                                            absl::Span<const CUdeviceptr> outputs, CUstream stream) const {
+// Runs every kernel, then copies any output that is an input, a view of one,
+// or shares its value with an earlier output.
+absl::Status Executable::LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstream stream) {
+  for (size_t k = 0; k < loaded_.size(); ++k) {
+    if (absl::Status s = LaunchKernel(k, stream); !s.ok()) return s;
+  }
   for (size_t j = 0; j < outputs.size(); ++j) {
     const NodeId o = graph_.outputs()[j];
-    const CUdeviceptr source = addresses[root_[o]];
+    const CUdeviceptr source = addresses_[root_[o]];
     if (source == outputs[j]) continue;
-    // The output is an input, a view of one, or shares its value with an earlier output.
-    const CudaDriver& driver = device_.driver();
-    if (absl::Status s = CudaCall(driver.MemcpyDtoDAsync(outputs[j], source, TensorBytes(graph_.node(o)), stream),
-                                  "cuMemcpyDtoDAsync", absl::StrCat("output ", graph_.node(o).name));
-        !s.ok()) {
-      return s;
+    const CUresult result =
+        device_.driver().MemcpyDtoDAsync(outputs[j], source, TensorBytes(graph_.node(o)), stream);
+    if (result != CUDA_SUCCESS) {
+      return CudaCall(result, "cuMemcpyDtoDAsync", absl::StrCat("output ", graph_.node(o).name));
     }
   }
   return absl::OkStatus();
@@ -155,25 +154,20 @@ absl::Status Executable::Run(absl::Span<const CUdeviceptr> inputs, absl::Span<co
     if (!buffer.ok()) return buffer.status();
     workspace_ = *std::move(buffer);
   }
-  absl::StatusOr<std::vector<CUdeviceptr>> addresses = Bind(inputs, outputs);
-  if (!addresses.ok()) return addresses.status();
-  for (size_t k = 0; k < loaded_.size(); ++k) {
-    if (absl::Status s = LaunchKernel(k, *addresses, stream); !s.ok()) return s;
-  }
-  return CopyAliasedOutputs(*addresses, outputs, stream);
+  if (absl::Status s = Bind(inputs, outputs); !s.ok()) return s;
+  return LaunchAll(outputs, stream);
 }
 
 absl::StatusOr<std::vector<HostTensor>> Executable::RunOnHost(absl::Span<const HostTensor> inputs) {
   if (absl::Status s = device_.Activate(); !s.ok()) return s;
-  const std::vector<NodeId> graph_inputs = graph_.inputs();
-  if (inputs.size() != graph_inputs.size()) {
+  if (inputs.size() != graph_inputs_.size()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("the graph takes ", graph_inputs.size(), " inputs; got ", inputs.size()));
+        absl::StrCat("the graph takes ", graph_inputs_.size(), " inputs; got ", inputs.size()));
   }
   std::vector<DeviceBuffer> in_buffers, out_buffers;
   std::vector<CUdeviceptr> in_ptrs, out_ptrs;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Node& node = graph_.node(graph_inputs[i]);
+    const Node& node = graph_.node(graph_inputs_[i]);
     if (inputs[i].dtype != node.dtype || inputs[i].shape != node.shape) {
       return absl::InvalidArgumentError(absl::StrCat("input for ", NodeLabel(node), " must be ",
                                                      DTypeName(node.dtype), DimsString(node.shape)));
@@ -209,46 +203,16 @@ absl::StatusOr<PlanTimings> Executable::Time(absl::Span<const CUdeviceptr> input
                                              absl::Span<const CUdeviceptr> outputs, int iterations) {
   if (absl::Status s = Run(inputs, outputs); !s.ok()) return s;  // warm-up, allocates the workspace
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<std::vector<CUdeviceptr>> addresses = Bind(inputs, outputs);
-  if (!addresses.ok()) return addresses.status();
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[v.size() / 2];
-  };
-  // All samples are queued back to back before any is read, so each start
-  // event fires as the previous work ends and launch latency stays out.
-  auto timed = [&](const std::function<absl::Status()>& work) -> absl::StatusOr<double> {
-    std::vector<EventTimer> timers;
-    for (int i = 0; i < iterations; ++i) {
-      absl::StatusOr<EventTimer> timer = EventTimer::Create();
-      if (!timer.ok()) return timer.status();
-      timers.push_back(*std::move(timer));
-    }
-    for (EventTimer& timer : timers) {
-      if (absl::Status s = timer.Start(nullptr); !s.ok()) return s;
-      if (absl::Status s = work(); !s.ok()) return s;
-      if (absl::Status s = timer.Stop(nullptr); !s.ok()) return s;
-    }
-    std::vector<double> samples;
-    for (const EventTimer& timer : timers) {
-      absl::StatusOr<float> ms = timer.ElapsedMs();
-      if (!ms.ok()) return ms.status();
-      samples.push_back(*ms * 1000.0);
-    }
-    return median(samples);
-  };
+  if (absl::Status s = Bind(inputs, outputs); !s.ok()) return s;
   PlanTimings timings;
   for (size_t k = 0; k < loaded_.size(); ++k) {
-    absl::StatusOr<double> us = timed([&] { return LaunchKernel(k, *addresses, nullptr); });
+    absl::StatusOr<double> us =
+        MedianMicros([&] { return LaunchKernel(k, nullptr); }, iterations, /*warmup=*/0, nullptr);
     if (!us.ok()) return us.status();
     timings.kernel_us.push_back(*us);
   }
-  absl::StatusOr<double> total = timed([&]() -> absl::Status {
-    for (size_t k = 0; k < loaded_.size(); ++k) {
-      if (absl::Status s = LaunchKernel(k, *addresses, nullptr); !s.ok()) return s;
-    }
-    return CopyAliasedOutputs(*addresses, outputs, nullptr);
-  });
+  absl::StatusOr<double> total =
+      MedianMicros([&] { return LaunchAll(outputs, nullptr); }, iterations, /*warmup=*/0, nullptr);
   if (!total.ok()) return total.status();
   timings.total_us = *total;
   return timings;

@@ -14,6 +14,8 @@
 #define KILN_RUNTIME_EXECUTABLE_H_
 
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -33,7 +35,14 @@ namespace kiln {
 
 struct ExecutableOptions {
   bool fuse = true;  // false: the unfused baseline, one kernel per op
+  // Planning limits; unset: the device's own (DeviceLimitsOf). Features the
+  // device lacks (clusters) stay off whatever is asked.
+  std::optional<DeviceLimits> limits;
 };
+
+// The planning limits of a device: its SM count, registers, shared memory and
+// cluster support, with the default H200 rates for the roofline.
+DeviceLimits DeviceLimitsOf(const DeviceInfo& info);
 
 // Per-kernel and whole-plan times from Executable::Time, medians in microseconds.
 struct PlanTimings {
@@ -66,25 +75,32 @@ class Executable {
                                    int iterations);
 
  private:
-  Executable(Graph graph, Plan plan, const Device& device) : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
-  // Device address of every node a kernel touches, for one call.
-  absl::StatusOr<std::vector<CUdeviceptr>> Bind(absl::Span<const CUdeviceptr> inputs,
-                                                absl::Span<const CUdeviceptr> outputs) const;
-  absl::Status LaunchKernel(size_t k, const std::vector<CUdeviceptr>& addresses, CUstream stream) const;
-  absl::Status CopyAliasedOutputs(const std::vector<CUdeviceptr>& addresses, absl::Span<const CUdeviceptr> outputs,
-                                  CUstream stream) const;
+  Executable(Graph graph, Plan plan, const Device& device)
+      : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
+  // Sets addresses_: the device address of every node, for one call.
+  absl::Status Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status LaunchKernel(size_t k, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Graph graph_;
   Plan plan_;
   const Device& device_;
   DeviceLimits limits_;
+  std::vector<NodeId> graph_inputs_;
   std::vector<GeneratedKernel> generated_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
-  std::vector<NodeId> root_;                // per node: itself, or the tensor a view reads
-  std::vector<int64_t> workspace_offset_;   // per node: offset in the workspace, or -1
+  std::vector<LaunchConfig> launch_;                          // per kernel
+  std::vector<NodeId> root_;                                  // per node: itself, or the tensor a view reads
+  std::vector<std::pair<NodeId, int64_t>> workspace_nodes_;   // node, byte offset in the workspace
   int64_t workspace_bytes_ = 0;
+
+  // Per-call state, reused so that a launch allocates nothing.
   absl::Mutex mu_;
   DeviceBuffer workspace_ ABSL_GUARDED_BY(mu_);
+  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);                 // per node
+  std::vector<std::vector<CUdeviceptr>> param_values_ ABSL_GUARDED_BY(mu_);  // per kernel
+  std::vector<std::vector<void*>> param_args_ ABSL_GUARDED_BY(mu_);          // pointers into param_values_
 };
 
 }  // namespace kiln

@@ -62,26 +62,23 @@ LoadedKernel::~LoadedKernel() { driver_->ModuleUnload(module_); }
 
 absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstream stream) const {
   if (absl::Status s = ValidateLaunchConfig(config, name_); !s.ok()) return s;
-  const std::string where = absl::StrCat("kernel ", name_);
+  // Launching is a hot path: the error context is built only on failure.
+  auto where = [&] { return absl::StrCat("kernel ", name_); };
   if (config.shared_bytes > shared_limit_.load()) {
-    if (absl::Status s = CudaCall(
-            driver_->FuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(config.shared_bytes)),
-            "cuFuncSetAttribute", where);
-        !s.ok()) {
-      return s;
-    }
+    const CUresult result = driver_->FuncSetAttribute(
+        function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(config.shared_bytes));
+    if (result != CUDA_SUCCESS) return CudaCall(result, "cuFuncSetAttribute", where());
     shared_limit_.store(config.shared_bytes);
   }
   if (config.cluster_x == 1) {
-    return CudaCall(driver_->LaunchKernel(function_, config.grid[0], config.grid[1], config.grid[2],
-                                          config.block[0], config.block[1], config.block[2],
-                                          config.shared_bytes, stream, args, nullptr),
-                    "cuLaunchKernel", where);
+    const CUresult result = driver_->LaunchKernel(function_, config.grid[0], config.grid[1], config.grid[2],
+                                                  config.block[0], config.block[1], config.block[2],
+                                                  config.shared_bytes, stream, args, nullptr);
+    return result == CUDA_SUCCESS ? absl::OkStatus() : CudaCall(result, "cuLaunchKernel", where());
   }
   if (driver_->LaunchKernelEx == nullptr) {
     return absl::FailedPreconditionError(absl::StrCat(
-        where,
+        where(),
         ": a thread-block cluster launch needs cuLaunchKernelEx, which this CUDA driver "
         "lacks (CUDA 12.0 or newer has it)"));
   }
@@ -101,8 +98,8 @@ absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstr
   launch.hStream = stream;
   launch.attrs = &cluster;
   launch.numAttrs = 1;
-  return CudaCall(driver_->LaunchKernelEx(&launch, function_, args, nullptr), "cuLaunchKernelEx",
-                  where);
+  const CUresult result = driver_->LaunchKernelEx(&launch, function_, args, nullptr);
+  return result == CUDA_SUCCESS ? absl::OkStatus() : CudaCall(result, "cuLaunchKernelEx", where());
 }
 
 absl::StatusOr<int> LoadedKernel::RegisterCount() const {

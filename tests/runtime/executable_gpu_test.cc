@@ -29,13 +29,6 @@ class ExecutableGpuTest : public ::testing::Test {
     if (device_ == nullptr) GTEST_SKIP() << "no CUDA device: " << *skip_reason_;
   }
 
-  static double Tolerance(const Graph& graph) {
-    for (const Node& node : graph.nodes()) {
-      if (node.dtype == DType::kF16 || node.dtype == DType::kBF16) return 1e-2;
-    }
-    return 1e-5;
-  }
-
   // Empty when every output of both plans matches the reference.
   static std::string CheckGraph(const Graph& graph, KernelCache& cache, uint64_t seed) {
     std::vector<HostTensor> inputs;
@@ -53,7 +46,7 @@ class ExecutableGpuTest : public ::testing::Test {
       if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
       for (size_t j = 0; j < outputs->size(); ++j) {
         const double error = RelativeError((*outputs)[j], (*reference)[j]);
-        if (!(error < Tolerance(graph))) {
+        if (!(error < CheckTolerance(graph))) {
           absl::StrAppend(&failures, fuse ? "fused" : "unfused", " output ", j, " (",
                           graph.node(graph.outputs()[j]).name, ") relative error ", error, "; ");
         }
