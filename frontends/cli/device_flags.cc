@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 
 ABSL_FLAG(std::optional<int>, sm_count, std::nullopt, "multiprocessors of the target GPU");
 ABSL_FLAG(std::optional<double>, bandwidth_gbps, std::nullopt,
@@ -11,15 +12,26 @@ ABSL_FLAG(std::optional<double>, f32_tflops, std::nullopt, "f32 (non-tensor-core
 ABSL_FLAG(std::optional<double>, tensor_tflops, std::nullopt,
           "dense bf16/f16 tensor-core rate, TFLOP/s (H200: 790)");
 ABSL_FLAG(bool, clusters, true, "allow thread-block clusters (sm_90 and newer)");
+ABSL_FLAG(std::optional<int>, max_cluster_blocks, std::nullopt,
+          "most blocks in one thread-block cluster (portable limit: 8)");
 
 namespace kiln {
 
-DeviceLimits LimitsFromFlags(DeviceLimits base) {
+absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base) {
   if (auto v = absl::GetFlag(FLAGS_sm_count)) base.sm_count = *v;
   if (auto v = absl::GetFlag(FLAGS_bandwidth_gbps)) base.hbm_bytes_per_second = *v * 1e9;
   if (auto v = absl::GetFlag(FLAGS_f32_tflops)) base.f32_flops_per_second = *v * 1e12;
   if (auto v = absl::GetFlag(FLAGS_tensor_tflops)) base.tensor_flops_per_second = *v * 1e12;
   if (!absl::GetFlag(FLAGS_clusters)) base.supports_clusters = false;
+  if (auto v = absl::GetFlag(FLAGS_max_cluster_blocks)) base.max_cluster_blocks = *v;
+  if (base.sm_count < 1 || base.hbm_bytes_per_second <= 0 || base.f32_flops_per_second <= 0 ||
+      base.tensor_flops_per_second <= 0) {
+    return absl::InvalidArgumentError("--sm-count and the rates must be positive");
+  }
+  if (base.max_cluster_blocks < 1 || base.max_cluster_blocks > 8) {
+    return absl::InvalidArgumentError(absl::StrCat("--max-cluster-blocks=", base.max_cluster_blocks,
+                                                   " is outside 1..8, the portable cluster sizes"));
+  }
   return base;
 }
 

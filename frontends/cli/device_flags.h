@@ -1,16 +1,18 @@
 // Flags that describe the GPU a plan is made for, shared by `kiln plan`,
 // `emit` and `run`. Defaults are an H200's; `run` starts from the device's own.
 //
-//   DeviceLimits limits = LimitsFromFlags(DeviceLimits{});
+//   absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(DeviceLimits{});
 #ifndef KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_
 #define KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_
 
+#include "absl/status/statusor.h"
 #include "fusion/device_limits.h"
 
 namespace kiln {
 
-// `base` with every flag the user set applied on top.
-DeviceLimits LimitsFromFlags(DeviceLimits base);
+// `base` with every flag the user set applied on top; InvalidArgument for a
+// value no device has.
+absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base);
 
 }  // namespace kiln
 

@@ -18,7 +18,9 @@ int RunEmitCommand(const std::vector<std::string>& args) {
   if (args.size() != 1) return ReportUsageError("emit takes one graph file");
   absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
   if (!graph.ok()) return ReportError(graph.status());
-  const DeviceLimits limits = LimitsFromFlags(DeviceLimits{});
+  const absl::StatusOr<DeviceLimits> flag_limits = LimitsFromFlags(DeviceLimits{});
+  if (!flag_limits.ok()) return ReportUsageError(flag_limits.status().message());
+  const DeviceLimits& limits = *flag_limits;
   absl::StatusOr<Plan> plan = absl::GetFlag(FLAGS_unfused) ? PlanUnfused(*graph, limits) : PlanFusion(*graph, limits);
   if (!plan.ok()) return ReportError(plan.status());
   absl::StatusOr<std::string> source = EmitTranslationUnit(*graph, *plan, limits);

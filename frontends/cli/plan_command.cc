@@ -56,7 +56,9 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   }
   absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
   if (!graph.ok()) return ReportError(graph.status());
-  const DeviceLimits limits = LimitsFromFlags(DeviceLimits{});
+  const absl::StatusOr<DeviceLimits> flag_limits = LimitsFromFlags(DeviceLimits{});
+  if (!flag_limits.ok()) return ReportUsageError(flag_limits.status().message());
+  const DeviceLimits& limits = *flag_limits;
   absl::StatusOr<Plan> fused = PlanFusion(*graph, limits);
   if (!fused.ok()) return ReportError(fused.status());
   absl::StatusOr<Plan> unfused = PlanUnfused(*graph, limits);

@@ -99,12 +99,14 @@ int RunRunCommand(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
   if (!device.ok()) return ReportError(absl::Status(device.status().code(), absl::StrCat("no GPU to run on: ", device.status().message())));
 
+  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(DeviceLimitsOf((*device)->info()));
+  if (!limits.ok()) return ReportUsageError(limits.status().message());
   KernelCache cache;
   const Clock::time_point start = Clock::now();
   absl::StatusOr<std::unique_ptr<Executable>> exe =
       Executable::Compile(*graph, **device, cache,
                           {.fuse = !absl::GetFlag(FLAGS_unfused),
-                           .limits = LimitsFromFlags(DeviceLimitsOf((*device)->info()))});
+                           .limits = *limits});
   if (!exe.ok()) return ReportError(exe.status());
   const double compile_ms = MillisSince(start);
 
@@ -164,7 +166,7 @@ int RunRunCommand(const std::vector<std::string>& args) {
   if (!copy.ok()) return ReportError(copy.status());
 
   const Plan& plan = (*exe)->plan();
-  const DeviceLimits limits = (*exe)->limits();
+  const DeviceLimits plan_limits = (*exe)->limits();
   const CacheStats stats = cache.stats();
   const std::string name = std::filesystem::path(args[0]).stem().string();
   auto figures = [&](const Traffic& traffic, double us) {
@@ -172,7 +174,7 @@ int RunRunCommand(const std::vector<std::string>& args) {
     return absl::StrFormat(
         R"("us": %.3f, "bytes": %d, "flops": %.0f, "gbps": %.1f, "fraction_of_copy": %.4f, "roofline_us": %.3f, "fraction_of_roofline": %.4f)",
         us, traffic.bytes(), traffic.flops, bytes_per_s / 1e9, bytes_per_s / *copy,
-        RooflineSeconds(traffic, limits) * 1e6, RooflineSeconds(traffic, limits) * 1e6 / us);
+        RooflineSeconds(traffic, plan_limits) * 1e6, RooflineSeconds(traffic, plan_limits) * 1e6 / us);
   };
   if (json) {
     std::vector<std::string> kernels;
@@ -200,7 +202,7 @@ int RunRunCommand(const std::vector<std::string>& args) {
     auto row = [&](absl::string_view label, absl::string_view strategy, const Traffic& t, double us) {
       const double bps = t.bytes() / (us * 1e-6);
       absl::PrintF("%-18s %-44s %10.1f %10.0f %7.1f%% %10.1f%%\n", label, strategy, us, bps / 1e9,
-                   100 * bps / *copy, 100 * RooflineSeconds(t, limits) * 1e6 / us);
+                   100 * bps / *copy, 100 * RooflineSeconds(t, plan_limits) * 1e6 / us);
     };
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
       row(plan.kernels[k].name, plan.kernels[k].Strategy(), plan.kernels[k].traffic, timings->kernel_us[k]);

@@ -1,0 +1,157 @@
+// `kiln plan`, `emit` and `run` through the built binary: the DESIGN.md traffic
+// numbers for every bundled graph, the JSON/DOT/explain views, emitted CUDA
+// that NVRTC compiles as it is, and clear failures.
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+#include "absl/strings/str_cat.h"
+#include "fusion/plan_report.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/nvrtc_compiler.h"
+
+namespace kiln {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct Output {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+class PlanCliTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    kiln_ = fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "kiln";
+    if (!fs::exists(kiln_)) GTEST_SKIP() << "the kiln binary is not built at " << kiln_;
+    dir_ = fs::path(testing::TempDir()) / absl::StrCat("kiln_plan_cli_", getpid());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static std::string Read(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream contents;
+    contents << in.rdbuf();
+    return contents.str();
+  }
+
+  Output Kiln(const std::string& args) const {
+    const std::string command =
+        absl::StrCat(kiln_.string(), " ", args, " >", (dir_ / "out").string(), " 2>", (dir_ / "err").string());
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Read(dir_ / "out"), Read(dir_ / "err")};
+  }
+
+  static std::string Bundled(const std::string& name) {
+    const char* source = std::getenv("KILN_SOURCE_DIR");
+    return (fs::path(source == nullptr ? "." : source) / "bench" / "graphs" / (name + ".textproto")).string();
+  }
+
+  fs::path kiln_;
+  fs::path dir_;
+};
+
+struct Expected {
+  const char* graph;
+  int unfused_kernels;
+  int64_t unfused_bytes;
+  int64_t fused_bytes;
+};
+
+// DESIGN.md's traffic table evaluated at every benchmark shape.
+constexpr int64_t kE = int64_t{16384} * 16384;
+const Expected kExpected[] = {
+    {"gelu_naive_16384x16384_f32", 9, 21 * kE * 4, 2 * kE * 4},
+    {"gelu_naive_16384x16384_bf16", 9, 21 * kE * 2, 2 * kE * 2},
+    {"softmax_naive_65536x1024_f32", 5, (8 * kE / 4 + 4 * 65536) * 4, 2 * kE / 4 * 4},
+    {"softmax_naive_16384x4096_f32", 5, (8 * kE / 4 + 4 * 16384) * 4, 2 * kE / 4 * 4},
+    {"softmax_naive_4096x16384_f32", 5, (8 * kE / 4 + 4 * 4096) * 4, 2 * kE / 4 * 4},
+    {"softmax_naive_512x131072_f32", 5, (8 * kE / 4 + 4 * 512) * 4, 2 * kE / 4 * 4},
+    {"row_sum_16384x16384_f32", 1, (kE + 16384) * 4, (kE + 16384) * 4},
+    {"row_sum_256x1048576_f32", 1, (kE + 256) * 4, (kE + 256) * 4},
+    {"matmul_relu_4096x4096x4096_f32", 2, 5 * (kE / 16) * 4, 3 * (kE / 16) * 4},
+    {"matmul_relu_8192x8192x8192_bf16", 2, 5 * (kE / 4) * 2, 3 * (kE / 4) * 2},
+    {"matmul_relu_4096x4096x4096_f16", 2, 5 * (kE / 16) * 2, 3 * (kE / 16) * 2},
+};
+
+TEST_F(PlanCliTest, PlanPrintsDesignNumbersForEveryBundledGraph) {
+  for (const Expected& e : kExpected) {
+    SCOPED_TRACE(e.graph);
+    const Output result = Kiln(absl::StrCat("plan ", Bundled(e.graph)));
+    ASSERT_EQ(result.status, 0) << result.err;
+    EXPECT_THAT(result.out, HasSubstr(absl::StrCat("unfused: ", e.unfused_kernels, " kernels, ",
+                                                   GroupedNumber(e.unfused_bytes), " bytes")));
+    EXPECT_THAT(result.out, HasSubstr(absl::StrCat("fused:   1 kernels, ", GroupedNumber(e.fused_bytes), " bytes")));
+  }
+  // The headline figure of DESIGN.md, spelled out.
+  EXPECT_EQ(GroupedNumber(21 * kE * 4), "22,548,578,304");
+}
+
+TEST_F(PlanCliTest, JsonDotAndExplain) {
+  Output json = Kiln("plan --json " + Bundled("gelu_naive_16384x16384_f32"));
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr(R"("unfused": {"kernels": 9, "bytes": 22548578304,)"));
+  EXPECT_THAT(json.out, HasSubstr(R"("fused": {"kernels": 1, "bytes": 2147483648,)"));
+  EXPECT_THAT(json.out, HasSubstr(R"({"name": "f0_pointwise", "kind": "pointwise", "strategy": "vectorized tiles", )"
+                                  R"("nodes": ["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "y"], )"
+                                  R"("bytes_read": 1073741824, "bytes_written": 1073741824,)"));
+  EXPECT_THAT(json.out, HasSubstr(R"({"name": "u5_tanh", "kind": "pointwise")"));
+
+  Output dot = Kiln("plan --dot " + Bundled("softmax_naive_65536x1024_f32"));
+  ASSERT_EQ(dot.status, 0) << dot.err;
+  EXPECT_THAT(dot.out, HasSubstr("subgraph cluster_0 {"));
+  EXPECT_THAT(dot.out, HasSubstr("label=\"f0_row_reduction: persistent (warp per row)\";"));
+
+  Output explain = Kiln("plan --explain " + Bundled("softmax_naive_512x131072_f32"));
+  ASSERT_EQ(explain.status, 0) << explain.err;
+  EXPECT_THAT(explain.out,
+              HasSubstr("  why: row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; "
+                        "split over a cluster of 8 blocks that holds it in registers\n"));
+  Output looped = Kiln("plan --explain --noclusters " + Bundled("softmax_naive_512x131072_f32"));
+  EXPECT_THAT(looped.out, HasSubstr("fused:   1 kernels, 805,306,368 bytes"));  // x read twice
+
+  Output bad = Kiln("plan --max-cluster-blocks=9 " + Bundled("row_sum_16384x16384_f32"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_THAT(bad.err, HasSubstr("kiln: --max-cluster-blocks=9 is outside 1..8, the portable cluster sizes\n"));
+}
+
+TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
+  for (const char* graph : {"gelu_naive_16384x16384_bf16", "softmax_naive_512x131072_f32"}) {
+    for (const char* mode : {"", " --unfused"}) {
+      SCOPED_TRACE(absl::StrCat(graph, mode));
+      const Output result = Kiln(absl::StrCat("emit", mode, " ", Bundled(graph)));
+      ASSERT_EQ(result.status, 0) << result.err;
+      EXPECT_THAT(result.out, HasSubstr("// ---- kernel "));
+      absl::StatusOr<std::string> cubin = CompileToCubin({result.out, graph}, "sm_90");
+      EXPECT_TRUE(cubin.ok()) << cubin.status();
+    }
+  }
+  const Output matmul = Kiln("emit " + Bundled("matmul_relu_4096x4096x4096_f16"));
+  EXPECT_EQ(matmul.status, 1);
+  EXPECT_EQ(matmul.err,
+            "kiln: kernel f0_matmul (node \"c\" (matmul)): kiln has no matmul code generator yet; plan "
+            "and traffic figures are available\n");
+}
+
+TEST_F(PlanCliTest, RunWithoutAGpuSaysSoOnOneLine) {
+  if (CudaDriver::Get().ok()) GTEST_SKIP() << "a CUDA driver is present";
+  const Output result = Kiln("run " + Bundled("row_sum_16384x16384_f32"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_THAT(result.err, HasSubstr("kiln: no GPU to run on: no CUDA driver: libcuda.so.1 could not be loaded"));
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1);
+}
+
+}  // namespace
+}  // namespace kiln
