@@ -124,7 +124,10 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
   const int64_t length = s.row_length;
   const int64_t row_bytes = length * 4;
   const int64_t block_budget = limits_.BlockRowBudgetBytes();
-  const bool few_rows = s.rows < 2 * static_cast<int64_t>(limits_.sm_count);
+  // A row per block already fills the GPU once there are as many rows as SMs:
+  // on the H200 a block per row summed [256, 1M] in 235 us against 271 us for
+  // clusters of 8 and 242 us for clusters of 2.
+  const bool few_rows = s.rows < static_cast<int64_t>(limits_.sm_count);
   const std::string row = absl::StrCat("row of ", length, " f32 = ", Bytes(row_bytes));
   if (!needs_hold) {
     if (length <= kWarpRowLimit) {
@@ -167,8 +170,9 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
   const int64_t cluster_budget = block_budget * limits_.max_cluster_blocks;
   if (limits_.supports_clusters && held_bytes <= cluster_budget) {
     s.strategy = RowStrategy::kClusterPersistent;
-    s.cluster_blocks = std::min(PowerOfTwoAtLeast(CeilDiv(held_bytes, block_budget)) * 2,
-                                limits_.max_cluster_blocks);
+    // The smallest cluster that holds the row: on the H200 softmax [512, 131072]
+    // ran in 217 us with clusters of 4 against 224 us with clusters of 8.
+    s.cluster_blocks = std::min(PowerOfTwoAtLeast(CeilDiv(held_bytes, block_budget)), limits_.max_cluster_blocks);
     s.threads = std::clamp(
         PowerOfTwoAtLeast(CeilDiv(length, int64_t{kTargetValuesPerThread} * s.cluster_blocks)), 128,
         limits_.max_threads_per_block);

@@ -98,11 +98,11 @@ TEST(PlannerTest, SoftmaxAtEveryBenchmarkShapeIsOneKernelReadingTheRowOnce) {
 TEST(PlannerTest, LongSoftmaxSplitsOverAClusterAndSaysWhy) {
   const Graph graph = *SoftmaxNaive(DType::kF32, 512, 131072);
   const Kernel k = PlanFusion(graph, DeviceLimits{})->kernels[0];
-  EXPECT_EQ(k.row.cluster_blocks, 8);
+  EXPECT_EQ(k.row.cluster_blocks, 4);
   EXPECT_EQ(int64_t{k.row.threads} * k.row.cluster_blocks * k.row.values_per_thread, 131072);
   EXPECT_EQ(k.row.reason,
             "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; split over a "
-            "cluster of 8 blocks that holds it in registers");
+            "cluster of 4 blocks that holds it in registers");
 }
 
 TEST(PlannerTest, LongSoftmaxWithoutClustersLoopsTwiceWithTheOnlineRecurrence) {
@@ -133,8 +133,13 @@ TEST(PlannerTest, RowSumAtBothShapes) {
 
   const Plans tall = PlanBoth(*RowSum(DType::kF32, 256, 1048576));
   EXPECT_EQ(tall.fused.total.bytes(), (int64_t{256} * 1048576 + 256) * 4);
-  EXPECT_EQ(tall.fused.kernels[0].row.strategy, RowStrategy::kClusterLooped);
+  // 256 rows fill 132 SMs with a block per row; fewer rows than SMs split.
+  EXPECT_EQ(tall.fused.kernels[0].row.strategy, RowStrategy::kLooped);
   EXPECT_EQ(tall.fused.kernels[0].row.passes, 1);
+  const Plans few = PlanBoth(*RowSum(DType::kF32, 64, 1048576));
+  EXPECT_EQ(few.fused.kernels[0].row.strategy, RowStrategy::kClusterLooped);
+  EXPECT_EQ(few.fused.kernels[0].row.cluster_blocks, 8);
+  EXPECT_EQ(few.fused.total.bytes(), (int64_t{64} * 1048576 + 64) * 4);
 }
 
 TEST(PlannerTest, MatmulReluFusesTheEpilogue) {
