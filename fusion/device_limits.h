@@ -14,7 +14,6 @@ namespace kiln {
 struct DeviceLimits {
   int sm_count = 132;
   int64_t registers_per_sm = 65536;         // 32-bit registers
-  int64_t shared_memory_per_block = 232448;  // opt-in maximum, bytes
   int max_threads_per_block = 1024;
   int max_cluster_blocks = 8;                // portable thread-block cluster size
   bool supports_clusters = true;

@@ -16,7 +16,6 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   DeviceLimits limits;
   limits.sm_count = info.sm_count;
   limits.registers_per_sm = info.registers_per_sm;
-  limits.shared_memory_per_block = info.shared_memory_per_block_optin;
   limits.max_threads_per_block = info.max_threads_per_block;
   limits.supports_clusters = info.supports_clusters;
   return limits;
