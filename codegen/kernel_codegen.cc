@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/device_library.h"
 #include "codegen/layout_emitters.h"
+#include "codegen/matmul_emitter.h"
 #include "codegen/pointwise_emitter.h"
 #include "codegen/row_emitter.h"
 
@@ -15,10 +16,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
     case KernelKind::kRowReduction: return EmitRowKernel(graph, kernel, limits);
     case KernelKind::kReduction: return EmitStridedReduction(graph, kernel, limits);
     case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
-    case KernelKind::kMatmul:
-      return absl::UnimplementedError(absl::StrCat(
-          "kernel ", kernel.name, " (", NodeLabel(graph.node(kernel.nodes.front())),
-          "): kiln has no matmul code generator yet; plan and traffic figures are available"));
+    case KernelKind::kMatmul: return EmitMatmulKernel(graph, kernel, limits);
   }
   return absl::InternalError("unknown kernel kind");
 }

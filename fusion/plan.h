@@ -63,6 +63,25 @@ struct RowSchedule {
   std::string reason;              // why this strategy, for reports
 };
 
+// How a matmul kernel tiles its product; computed by the planner so reports
+// and code generation agree.
+struct MatmulSchedule {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  // mma.sync tensor cores with fp32 accumulators for f16/bf16; f32 runs on the
+  // CUDA cores (FFMA) so its products and sums stay exact fp32, not tf32.
+  bool tensor_cores = false;
+  int block_m = 0, block_n = 0, block_k = 0;  // the tile one block computes, and its K step
+  int warps_m = 0, warps_n = 0;               // tensor cores: the warp grid over the tile
+  int threads = 0;                            // per block
+  int stages = 0;                             // shared-memory stages in flight
+  int group_m = 8;                            // tile rows per L2-friendly launch group
+  // Rows of A and B start on 16-byte boundaries, so tiles are copied as
+  // 16-byte vectors (cp.async on the tensor-core path); otherwise element by element.
+  bool vector_copies = false;
+  int64_t tiles = 0;                          // blocks launched
+  std::string reason;                         // why this tile, for reports
+};
+
 struct Traffic {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
@@ -78,6 +97,7 @@ struct Kernel {
   std::vector<NodeId> inputs;   // tensors read from memory (inputs, other kernels' outputs, views)
   std::vector<NodeId> outputs;  // nodes materialized by this kernel
   RowSchedule row;              // kRowReduction only
+  MatmulSchedule matmul;        // kMatmul only
   Traffic traffic;
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
 };

@@ -143,6 +143,7 @@ std::string PlanExplain(const Graph& graph, const Plan& plan) {
   for (const Kernel& k : plan.kernels) {
     absl::StrAppend(&out, k.name, ": ", k.Strategy(), " over ", k.nodes.size(), " ops\n");
     if (k.kind == KernelKind::kRowReduction) absl::StrAppend(&out, "  why: ", k.row.reason, "\n");
+    if (k.kind == KernelKind::kMatmul) absl::StrAppend(&out, "  why: ", k.matmul.reason, "\n");
   }
   if (plan.boundaries.empty()) {
     absl::StrAppend(&out, "no fusion boundaries: every producer shares its consumer's kernel\n");

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fusion/grouping.h"
+#include "fusion/matmul_schedule.h"
 #include "fusion/op_class.h"
 #include "fusion/row_schedule.h"
 #include "fusion/traffic.h"
@@ -45,7 +46,9 @@ std::string Kernel::Strategy() const {
       return s;
     }
     case KernelKind::kReduction: return "strided (a thread per output)";
-    case KernelKind::kMatmul: return "tiled matmul, fused epilogue";
+    case KernelKind::kMatmul:
+      return absl::StrCat(matmul.tensor_cores ? "tensor cores" : "CUDA cores", ", ", matmul.block_m, "x",
+                          matmul.block_n, "x", matmul.block_k, " tiles, ", matmul.stages, " stages");
     case KernelKind::kTranspose: return "index-mapped copy";
   }
   return "?";
@@ -89,6 +92,10 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
     }
     if (kernel.kind == KernelKind::kRowReduction) {
       kernel.row = ScheduleRows(graph, group, kernel.inputs, kernel.outputs, limits);
+    }
+    if (kernel.kind == KernelKind::kMatmul) {
+      // A matmul starts its group: consumers join it, it never joins another.
+      kernel.matmul = ScheduleMatmul(graph, kernel.nodes.front(), limits);
     }
     kernel.traffic = KernelTraffic(graph, kernel);
     plan.total.bytes_read += kernel.traffic.bytes_read;

@@ -127,7 +127,8 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
 }
 
 TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
-  for (const char* graph : {"gelu_naive_16384x16384_bf16", "softmax_naive_512x131072_f32"}) {
+  for (const char* graph : {"gelu_naive_16384x16384_bf16", "softmax_naive_512x131072_f32",
+                            "matmul_relu_8192x8192x8192_bf16", "matmul_relu_4096x4096x4096_f32"}) {
     for (const char* mode : {"", " --unfused"}) {
       SCOPED_TRACE(absl::StrCat(graph, mode));
       const Output result = Kiln(absl::StrCat("emit", mode, " ", Bundled(graph)));
@@ -137,11 +138,9 @@ TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
       EXPECT_TRUE(cubin.ok()) << cubin.status();
     }
   }
-  const Output matmul = Kiln("emit " + Bundled("matmul_relu_4096x4096x4096_f16"));
-  EXPECT_EQ(matmul.status, 1);
-  EXPECT_EQ(matmul.err,
-            "kiln: kernel f0_matmul (node \"c\" (matmul)): kiln has no matmul code generator yet; plan "
-            "and traffic figures are available\n");
+  const Output matmul = Kiln("emit " + Bundled("matmul_relu_8192x8192x8192_bf16"));
+  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, tensor cores, 128x256x32 tiles, 4 stages; "
+                                    "launch grid 2048 x block 256 ----\n"));
 }
 
 TEST_F(PlanCliTest, RunWithoutAGpuSaysSoOnOneLine) {

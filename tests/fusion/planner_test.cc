@@ -162,6 +162,48 @@ TEST(PlannerTest, MatmulReluFusesTheEpilogue) {
   }
 }
 
+TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
+  const Kernel big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0];
+  EXPECT_TRUE(big.matmul.tensor_cores);
+  EXPECT_EQ(big.matmul.block_m, 128);
+  EXPECT_EQ(big.matmul.block_n, 256);
+  EXPECT_EQ(big.matmul.threads, 256);
+  EXPECT_EQ(big.matmul.tiles, 2048);
+  EXPECT_TRUE(big.matmul.vector_copies);
+  EXPECT_EQ(big.Strategy(), "tensor cores, 128x256x32 tiles, 4 stages");
+  EXPECT_EQ(big.matmul.reason,
+            "bf16 on tensor cores (mma.sync, fp32 accumulators); 128x256 tiles: 2048 tiles, 15.52 waves of 132 "
+            "SMs x 1 block, the least estimated time of the tiles that fill the SMs");
+
+  // One tile of 128x256 would leave 131 SMs idle; the smallest tile wins.
+  const Kernel small = PlanBoth(*MatmulRelu(DType::kF16, 64, 64, 4096)).fused.kernels[0];
+  EXPECT_EQ(small.matmul.block_m, 64);
+  EXPECT_EQ(small.matmul.block_n, 64);
+  EXPECT_EQ(small.matmul.threads, 128);
+  EXPECT_THAT(small.matmul.reason, HasSubstr("too few to fill the SMs with any tile, so the smallest tile"));
+
+  const Kernel f32 = PlanBoth(*MatmulRelu(DType::kF32, 4096, 4096, 4096)).fused.kernels[0];
+  EXPECT_FALSE(f32.matmul.tensor_cores);
+  EXPECT_EQ(f32.Strategy(), "CUDA cores, 128x128x8 tiles, 2 stages");
+  EXPECT_THAT(f32.matmul.reason, HasSubstr("exact fp32 rather than tf32"));
+
+  // Rows of 20 bf16 (40 bytes) do not start on 16-byte boundaries.
+  const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
+  EXPECT_FALSE(odd.matmul.vector_copies);
+  EXPECT_THAT(odd.matmul.reason, HasSubstr("K=20 or N=64 is not a multiple of 8, so tiles are copied element by element"));
+
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {3, 200, 64});
+  Value w = b.Input("w", DType::kBF16, {3, 64, 72});
+  const Kernel batched = PlanBoth(*b.Build({Matmul(x, w)})).fused.kernels[0];
+  EXPECT_EQ(batched.matmul.batch, 3);
+  EXPECT_EQ(batched.matmul.m, 200);
+  EXPECT_EQ(batched.matmul.n, 72);
+  EXPECT_EQ(batched.matmul.k, 64);
+  EXPECT_EQ(batched.matmul.tiles, 3 * ((200 + batched.matmul.block_m - 1) / batched.matmul.block_m) *
+                                      ((72 + batched.matmul.block_n - 1) / batched.matmul.block_n));
+}
+
 TEST(PlannerTest, DiamondIsOneKernel) {
   GraphBuilder b;
   Value x = b.Input("x", DType::kF32, {128, 256});

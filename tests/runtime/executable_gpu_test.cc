@@ -1,5 +1,6 @@
-// End-to-end on a GPU: fused and unfused plans of the seed graphs and of 200+
-// random pointwise/reduction graphs must match the reference interpreter.
+// End-to-end on a GPU: fused and unfused plans of the seed graphs, of 200
+// random pointwise/reduction graphs and of 60 random matmul graphs must match
+// the reference interpreter.
 // Every test skips with a message where there is no CUDA device.
 #include <future>
 #include <random>
@@ -88,6 +89,65 @@ TEST_F(ExecutableGpuTest, LoopedSoftmaxWithOnlineRecurrenceMatches) {
   // beyond the cluster budget instead.
   KernelCache cache({.use_disk = false});
   EXPECT_EQ(CheckGraph(*SoftmaxNaive(DType::kF32, 16, 1 << 19), cache, 7), "");
+}
+
+TEST_F(ExecutableGpuTest, MatmulOnEveryPathMatchesTheReference) {
+  KernelCache cache({.use_disk = false});
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {3, 200, 64});
+  Value w = b.Input("w", DType::kBF16, {3, 64, 72});
+  Value bias = b.Input("bias", DType::kBF16, {72});
+  Value residual = b.Input("residual", DType::kBF16, {3, 200, 72});
+  Value c = Matmul(x, w).Named("c");
+  Value y = (Tanh(c + bias) * 0.5 + residual).Named("y");
+  std::vector<std::pair<std::string, Graph>> graphs = {
+      {"bf16 128x256 tiles", *MatmulRelu(DType::kBF16, 1024, 2048, 512)},
+      {"f16 128x256 tiles, partial tiles", *MatmulRelu(DType::kF16, 1000, 1000, 1000)},
+      {"f16 smallest tile, long K", *MatmulRelu(DType::kF16, 64, 64, 4096)},
+      {"bf16 element copies", *MatmulRelu(DType::kBF16, 100, 64, 20)},
+      {"f32 vector copies", *MatmulRelu(DType::kF32, 300, 260, 516)},
+      {"f32 element copies", *MatmulRelu(DType::kF32, 33, 17, 9)},
+      {"batched bf16 with bias, residual, two outputs", *b.Build({c, y})},
+  };
+  for (const auto& [name, graph] : graphs) {
+    EXPECT_EQ(CheckGraph(graph, cache, 5), "") << name;
+  }
+}
+
+// Random matmuls with random epilogues: every size from 1, aligned and not,
+// batched or not, all three float dtypes.
+Graph RandomMatmulGraph(std::mt19937_64& rng) {
+  const DType dtypes[] = {DType::kF32, DType::kF16, DType::kBF16};
+  const DType dtype = dtypes[rng() % 3];
+  auto dim = [&] { return static_cast<int64_t>(rng() % 2 ? 8 * (1 + rng() % 40) : 1 + rng() % 300); };
+  const int64_t m = dim(), n = dim(), k = dim();
+  const bool batched = rng() % 4 == 0;
+  auto shape = [&](int64_t rows, int64_t cols) {
+    return batched ? Dims{3, rows, cols} : Dims{rows, cols};
+  };
+  GraphBuilder b;
+  Value a = b.Input("a", dtype, shape(m, k));
+  Value w = b.Input("w", dtype, shape(k, n));
+  Value product = Matmul(a, w);
+  std::vector<Value> outputs;
+  switch (rng() % 4) {
+    case 0: outputs = {product}; break;
+    case 1: outputs = {Relu(product)}; break;
+    case 2: outputs = {Sigmoid(product + b.Input("bias", dtype, {n})) * 2.0}; break;
+    default: outputs = {product, Tanh(product) * b.Input("gate", dtype, shape(m, n))}; break;
+  }
+  return *b.Build(outputs);
+}
+
+TEST_F(ExecutableGpuTest, SixtyRandomMatmulGraphsMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  std::mt19937_64 rng(29112026);
+  for (int i = 0; i < 60; ++i) {
+    const Graph graph = RandomMatmulGraph(rng);
+    const std::string failure = CheckGraph(graph, cache, 2000 + i);
+    const Node& product = graph.node(graph.outputs()[0]);
+    EXPECT_EQ(failure, "") << "graph " << i << " " << DTypeName(product.dtype) << " " << DimsString(product.shape);
+  }
 }
 
 // Random pointwise/reduction graphs: odd sizes, broadcasts, multi-consumer

@@ -1,0 +1,20 @@
+// Chooses how a matmul kernel tiles its product: tensor cores or CUDA cores
+// by dtype, the tile shape by how evenly its tiles fill the device's SMs.
+//
+//   MatmulSchedule s = ScheduleMatmul(graph, matmul_node, limits);
+//   s.block_m, s.block_n   // e.g. 128 x 256 for bf16 8192^3
+//   s.reason               // "bf16 on tensor cores ...; 128x256 tiles: 2048 tiles ..."
+#ifndef KILN_FUSION_MATMUL_SCHEDULE_H_
+#define KILN_FUSION_MATMUL_SCHEDULE_H_
+
+#include "fusion/device_limits.h"
+#include "fusion/plan.h"
+#include "graph/graph.h"
+
+namespace kiln {
+
+MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLimits& limits);
+
+}  // namespace kiln
+
+#endif  // KILN_FUSION_MATMUL_SCHEDULE_H_
