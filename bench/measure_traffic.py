@@ -249,8 +249,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kiln", default="kiln", type=shlex.split,
                         help='how to run kiln, e.g. ".gpu/run kiln" (default: kiln on PATH)')
-    parser.add_argument("--graphs", default="bench/graphs/*.textproto",
-                        help="glob of graph files (default: %(default)s)")
+    parser.add_argument("--graphs", nargs="+", default=["bench/graphs/*.textproto"],
+                        help="globs of graph files (default: %(default)s)")
     parser.add_argument("--out", required=True, type=pathlib.Path,
                         help="directory for traffic.json, traffic.md, ncu reports and logs")
     parser.add_argument("--ncu", default="ncu", help="Nsight Compute CLI (default: ncu)")
@@ -259,9 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds one kiln or ncu command may take (default: %(default)s)")
     args = parser.parse_args(argv)
-    graphs = [pathlib.Path(p) for p in sorted(glob.glob(args.graphs))]
+    graphs = sorted({pathlib.Path(p) for pattern in args.graphs for p in glob.glob(pattern)})
     if not graphs:
-        parser.error(f"no graph file matches {args.graphs!r}")
+        parser.error(f"no graph file matches {' '.join(args.graphs)!r}")
     for sub in ("ncu", "logs"):
         (args.out / sub).mkdir(parents=True, exist_ok=True)
 
