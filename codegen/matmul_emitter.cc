@@ -13,7 +13,7 @@ namespace {
 std::string MainloopType(const MatmulSchedule& s, DType dtype) {
   if (s.tensor_cores) {
     return absl::StrCat("KilnMmaMainloop<", s.m, "LL, ", s.n, "LL, ", s.k, "LL, ", s.block_m, ", ", s.block_n,
-                        ", ", s.warps_m, ", ", s.warps_n, ", ", s.stages, ", ",
+                        ", ", s.block_k, ", ", s.warps_m, ", ", s.warps_n, ", ", s.stages, ", ",
                         dtype == DType::kBF16 ? "true" : "false", ", ", s.vector_copies ? "true" : "false", ">");
   }
   return absl::StrCat("KilnFfmaMainloop<", s.m, "LL, ", s.n, "LL, ", s.k, "LL, ",
@@ -56,16 +56,13 @@ absl::StatusOr<GeneratedKernel> EmitMatmulKernel(const Graph& graph, const Kerne
                     StoreConversion(graph.node(output).dtype, known[output]), ";\n");
   }
 
-  const int64_t shared_bytes =
-      s.tensor_cores ? s.stages * (s.block_m * s.block_k + s.block_k * s.block_n) * DTypeSize(node.dtype)
-                     : s.stages * s.block_k * (s.block_m + s.block_n) * DTypeSize(node.dtype);
   std::string body;
   absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
                   signature.ParameterList(), ") {\n",
                   "  using Mainloop = ", MainloopType(s, node.dtype), ";\n",
                   // The launch is sized from the schedule; the main loop must agree.
                   "  static_assert(Mainloop::kThreads == ", s.threads, " && Mainloop::kSharedBytes == ",
-                  shared_bytes, ", \"launch shape\");\n",
+                  s.shared_bytes, ", \"launch shape\");\n",
                   "  extern __shared__ __align__(128) unsigned char shared[];\n",
                   "  const KilnTile tile = kiln_matmul_tile<", s.m, "LL, ", s.n, "LL, Mainloop::kBM, Mainloop::kBN, ",
                   s.group_m, ">(blockIdx.x);\n",
@@ -81,7 +78,7 @@ absl::StatusOr<GeneratedKernel> EmitMatmulKernel(const Graph& graph, const Kerne
   generated.body = std::move(body);
   generated.launch.grid = static_cast<unsigned>(s.tiles);
   generated.launch.block = static_cast<unsigned>(s.threads);
-  generated.launch.shared_bytes = static_cast<unsigned>(shared_bytes);
+  generated.launch.shared_bytes = static_cast<unsigned>(s.shared_bytes);
   return generated;
 }
 

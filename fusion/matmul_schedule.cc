@@ -9,24 +9,23 @@
 namespace kiln {
 namespace {
 
-// A tensor-core tile the code generator implements. `resident` is how many
-// such blocks share one SM (registers and shared memory allow it) and
+// A tensor-core tile the planner chooses from. `resident` is how many such
+// blocks share one SM (registers and shared memory allow it) and
 // `relative_rate` each SM's throughput with them against the largest tile:
 // smaller tiles re-read more operand bytes per product and issue more
 // shared-memory loads per mma. Estimates, to be replaced by autotuning.
 struct TileCandidate {
-  int block_m, block_n, warps_m, warps_n, resident;
+  MatmulTile tile;
+  int resident;
   double relative_rate;
 };
 
 constexpr TileCandidate kTensorCoreTiles[] = {
-    {128, 256, 2, 4, 1, 1.00},
-    {128, 128, 2, 2, 2, 0.90},
-    {64, 128, 2, 2, 2, 0.75},
-    {64, 64, 2, 2, 4, 0.55},
+    {{.block_m = 128, .block_n = 256, .block_k = 32, .stages = 4}, 1, 1.00},
+    {{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4}, 2, 0.90},
+    {{.block_m = 64, .block_n = 128, .block_k = 32, .stages = 4}, 2, 0.75},
+    {{.block_m = 64, .block_n = 64, .block_k = 32, .stages = 4}, 4, 0.55},
 };
-constexpr int kTensorCoreBlockK = 32;
-constexpr int kTensorCoreStages = 4;
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -36,7 +35,50 @@ std::string Waves(int64_t tiles, int64_t slots) {
   return buffer;
 }
 
+int64_t TensorCoreSharedBytes(const MatmulTile& t) {
+  return int64_t{t.stages} * (t.block_m * t.block_k + t.block_k * t.block_n) * 2;
+}
+
+// Warps own 64x64 of the tile (32x32 in a 64x64 tile, so it still has four).
+void ApplyTile(const MatmulTile& t, MatmulSchedule& s) {
+  s.block_m = t.block_m;
+  s.block_n = t.block_n;
+  s.block_k = t.block_k;
+  s.stages = t.stages;
+  s.group_m = t.group_m;
+  const bool smallest = t.block_m == 64 && t.block_n == 64;
+  s.warps_m = smallest ? 2 : t.block_m / 64;
+  s.warps_n = smallest ? 2 : t.block_n / 64;
+  s.threads = s.warps_m * s.warps_n * 32;
+  s.tiles = s.batch * CeilDiv(s.m, s.block_m) * CeilDiv(s.n, s.block_n);
+  s.shared_bytes = TensorCoreSharedBytes(t);
+}
+
 }  // namespace
+
+absl::Status ValidateMatmulTile(const MatmulTile& t, const DeviceLimits& limits) {
+  auto one_of = [](int v, std::initializer_list<int> allowed) {
+    return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+  };
+  const std::string name = absl::StrCat("matmul tile ", t.block_m, "x", t.block_n, "x", t.block_k, " with ",
+                                        t.stages, " stages");
+  if (!one_of(t.block_m, {64, 128, 256}) || !one_of(t.block_n, {64, 128, 256}) ||
+      (t.block_m == 256 && t.block_n == 256)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
+  }
+  if (!one_of(t.block_k, {32, 64})) return absl::InvalidArgumentError(absl::StrCat(name, ": K step must be 32 or 64"));
+  if (t.stages < 2 || t.stages > 8) return absl::InvalidArgumentError(absl::StrCat(name, ": stages must be 2..8"));
+  if (t.group_m < 1 || t.group_m > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": group of ", t.group_m, " tile rows is outside 1..64"));
+  }
+  if (TensorCoreSharedBytes(t) > limits.shared_bytes_per_block) {
+    return absl::InvalidArgumentError(absl::StrCat(name, " needs ", TensorCoreSharedBytes(t),
+                                                   " bytes of shared memory; a block may have ",
+                                                   limits.shared_bytes_per_block));
+  }
+  return absl::OkStatus();
+}
 
 MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLimits& limits) {
   const Node& node = graph.node(matmul);
@@ -59,9 +101,15 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLim
     s.threads = 256;
     s.stages = 2;
     s.tiles = s.batch * CeilDiv(s.m, s.block_m) * CeilDiv(s.n, s.block_n);
+    s.shared_bytes = int64_t{s.stages} * s.block_k * (s.block_m + s.block_n) * 4;
     s.reason = absl::StrCat(DTypeName(node.dtype),
                             " on CUDA cores (FFMA, exact fp32 rather than tf32); 128x128 tiles: ", s.tiles,
                             " tiles, ", Waves(s.tiles, sms), " waves of ", sms, " SMs");
+  } else if (limits.matmul_tile.has_value()) {
+    ApplyTile(*limits.matmul_tile, s);
+    s.reason = absl::StrCat(DTypeName(node.dtype), " on tensor cores (mma.sync, fp32 accumulators); ", s.block_m,
+                            "x", s.block_n, " tiles as asked (--matmul-tile): ", s.tiles, " tiles, ",
+                            Waves(s.tiles, sms), " per SM");
   } else {
     // Among the tiles that give every SM a block, the one with the least
     // estimated time: whole waves of resident blocks, each wave as long as its
@@ -70,23 +118,17 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLim
     const TileCandidate* best = &kTensorCoreTiles[std::size(kTensorCoreTiles) - 1];
     double best_time = -1;
     for (const TileCandidate& c : kTensorCoreTiles) {
-      const int64_t tiles = s.batch * CeilDiv(s.m, c.block_m) * CeilDiv(s.n, c.block_n);
+      const int64_t tiles = s.batch * CeilDiv(s.m, c.tile.block_m) * CeilDiv(s.n, c.tile.block_n);
       if (tiles < sms) continue;
       const int64_t waves = CeilDiv(tiles, int64_t{sms} * c.resident);
-      const double time = static_cast<double>(waves * c.resident * c.block_m * c.block_n) / c.relative_rate;
+      const double time =
+          static_cast<double>(waves * c.resident * c.tile.block_m * c.tile.block_n) / c.relative_rate;
       if (best_time < 0 || time < best_time) {
         best = &c;
         best_time = time;
       }
     }
-    s.block_m = best->block_m;
-    s.block_n = best->block_n;
-    s.block_k = kTensorCoreBlockK;
-    s.warps_m = best->warps_m;
-    s.warps_n = best->warps_n;
-    s.threads = best->warps_m * best->warps_n * 32;
-    s.stages = kTensorCoreStages;
-    s.tiles = s.batch * CeilDiv(s.m, s.block_m) * CeilDiv(s.n, s.block_n);
+    ApplyTile(best->tile, s);
     s.reason = absl::StrCat(DTypeName(node.dtype), " on tensor cores (mma.sync, fp32 accumulators); ", s.block_m,
                             "x", s.block_n, " tiles: ", s.tiles, " tiles, ",
                             Waves(s.tiles, int64_t{sms} * best->resident), " waves of ", sms, " SMs x ",

@@ -79,6 +79,7 @@ struct MatmulSchedule {
   // 16-byte vectors (cp.async on the tensor-core path); otherwise element by element.
   bool vector_copies = false;
   int64_t tiles = 0;                          // blocks launched
+  int64_t shared_bytes = 0;                   // dynamic shared memory per block
   std::string reason;                         // why this tile, for reports
 };
 

@@ -18,6 +18,7 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   limits.registers_per_sm = info.registers_per_sm;
   limits.max_threads_per_block = info.max_threads_per_block;
   limits.supports_clusters = info.supports_clusters;
+  limits.shared_bytes_per_block = info.shared_memory_per_block_optin;
   return limits;
 }
 

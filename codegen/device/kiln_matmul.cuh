@@ -72,32 +72,36 @@ __device__ __forceinline__ void kiln_mma_16816(float (&d)[4], const unsigned (&a
 
 // Tensor cores for f16/bf16: kWarpsM x kWarpsN warps, each owning a
 // (kBM/kWarpsM) x (kBN/kWarpsN) piece of the tile as 16x8 mma.sync tiles.
-// K advances kBK = 32 at a time through kStages shared-memory stages filled
-// by cp.async (kAsync: rows of A and B are 16-byte aligned) or by plain loads.
-// Shared rows are XOR-swizzled in 16-byte chunks so that both the copies and
-// the ldmatrix reads touch 8 distinct bank groups.
-template <long long kM, long long kN, long long kK, int kTileM, int kTileN, int kWarpsM, int kWarpsN, int kStages,
-          bool kBF16, bool kAsync>
+// K advances kBK (32 or 64) at a time through kStages shared-memory stages
+// filled by cp.async (kAsync: rows of A and B are 16-byte aligned) or by plain
+// loads. Shared rows are XOR-swizzled in 16-byte chunks so that both the
+// copies and the ldmatrix reads touch 8 distinct bank groups.
+template <long long kM, long long kN, long long kK, int kTileM, int kTileN, int kTileK, int kWarpsM, int kWarpsN,
+          int kStages, bool kBF16, bool kAsync>
 struct KilnMmaMainloop {
-  static constexpr int kBM = kTileM, kBN = kTileN, kBK = 32;
+  static constexpr int kBM = kTileM, kBN = kTileN, kBK = kTileK;
   static constexpr int kThreads = kWarpsM * kWarpsN * 32;
   static constexpr int kWarpM = kBM / kWarpsM;
   static constexpr int kWarpN = kBN / kWarpsN;
   static constexpr int kFragsM = kWarpM / 16;
   static constexpr int kFragsN = kWarpN / 8;
-  static constexpr int kRowBytesA = kBK * 2;  // 4 chunks of 16 bytes
+  static constexpr int kChunksA = kBK / 8;    // 16-byte chunks per row of A
+  static constexpr int kRowBytesA = kBK * 2;
   static constexpr int kRowBytesB = kBN * 2;
   static constexpr int kStageBytesA = kBM * kRowBytesA;
   static constexpr int kStageBytesB = kBK * kRowBytesB;
   static constexpr int kSharedBytes = kStages * (kStageBytesA + kStageBytesB);
   static constexpr int kKTiles = static_cast<int>((kK + kBK - 1) / kBK);
   static_assert(kFragsM >= 1 && kFragsN % 2 == 0 && kBN % 64 == 0, "unsupported tile");
-  static_assert((kBM * 4) % kThreads == 0 && (kBK * kBN / 8) % kThreads == 0, "copies must divide evenly");
+  static_assert(kBK == 32 || kBK == 64, "a row of A is 4 or 8 chunks");
+  static_assert((kBM * kChunksA) % kThreads == 0 && (kBK * kBN / 8) % kThreads == 0, "copies must divide evenly");
 
   float acc[kFragsM][kFragsN][4];
 
+  // A 128-byte line holds 8 / kChunksA rows of A; consecutive lines XOR
+  // their chunks with a different value.
   static __device__ __forceinline__ int offset_a(int row, int chunk) {
-    return row * kRowBytesA + ((chunk ^ ((row >> 1) & 3)) << 4);
+    return row * kRowBytesA + ((chunk ^ ((row / (8 / kChunksA)) % kChunksA)) << 4);
   }
   static __device__ __forceinline__ int offset_b(int k, int chunk) {
     return k * kRowBytesB + (((chunk & ~7) | ((chunk ^ k) & 7)) << 4);
@@ -127,9 +131,9 @@ struct KilnMmaMainloop {
     unsigned char* sa = stage;
     unsigned char* sb = stage + kStageBytesA;
 #pragma unroll
-    for (int i = 0; i < kBM * 4 / kThreads; ++i) {
+    for (int i = 0; i < kBM * kChunksA / kThreads; ++i) {
       const int c = threadIdx.x + i * kThreads;
-      const int row = c >> 2, chunk = c & 3;
+      const int row = c / kChunksA, chunk = c % kChunksA;
       const long long global_row = row0 + row;
       copy8(sa + offset_a(row, chunk), a + (global_row < kM ? global_row : 0) * kK, k0 + chunk * 8, kK,
             global_row < kM);

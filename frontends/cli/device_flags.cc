@@ -2,8 +2,14 @@
 
 #include <optional>
 
+#include <string>
+#include <vector>
+
 #include "absl/flags/flag.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "fusion/matmul_schedule.h"
 
 ABSL_FLAG(std::optional<int>, sm_count, std::nullopt, "multiprocessors of the target GPU");
 ABSL_FLAG(std::optional<double>, bandwidth_gbps, std::nullopt,
@@ -14,8 +20,30 @@ ABSL_FLAG(std::optional<double>, tensor_tflops, std::nullopt,
 ABSL_FLAG(bool, clusters, true, "allow thread-block clusters (sm_90 and newer)");
 ABSL_FLAG(std::optional<int>, max_cluster_blocks, std::nullopt,
           "most blocks in one thread-block cluster (portable limit: 8)");
+ABSL_FLAG(std::string, matmul_tile, "",
+          "tensor-core matmul tile instead of the planner's choice: MxNxK:STAGES[:GROUP], e.g. 128x256x64:3");
 
 namespace kiln {
+namespace {
+
+// "128x256x64:3" or "128x256x32:4:16" (GROUP: tile rows per launch group).
+absl::StatusOr<MatmulTile> ParseMatmulTile(absl::string_view text) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+  const std::vector<absl::string_view> sides =
+      parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
+  MatmulTile tile;
+  const bool ok = (parts.size() == 2 || parts.size() == 3) && sides.size() == 3 &&
+                  absl::SimpleAtoi(sides[0], &tile.block_m) && absl::SimpleAtoi(sides[1], &tile.block_n) &&
+                  absl::SimpleAtoi(sides[2], &tile.block_k) && absl::SimpleAtoi(parts[1], &tile.stages) &&
+                  (parts.size() == 2 || absl::SimpleAtoi(parts[2], &tile.group_m));
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"));
+  }
+  return tile;
+}
+
+}  // namespace
 
 absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base) {
   if (auto v = absl::GetFlag(FLAGS_sm_count)) base.sm_count = *v;
@@ -31,6 +59,14 @@ absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base) {
   if (base.max_cluster_blocks < 1 || base.max_cluster_blocks > 8) {
     return absl::InvalidArgumentError(absl::StrCat("--max-cluster-blocks=", base.max_cluster_blocks,
                                                    " is outside 1..8, the portable cluster sizes"));
+  }
+  if (const std::string text = absl::GetFlag(FLAGS_matmul_tile); !text.empty()) {
+    absl::StatusOr<MatmulTile> tile = ParseMatmulTile(text);
+    if (!tile.ok()) return tile.status();
+    if (absl::Status s = ValidateMatmulTile(*tile, base); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--matmul-tile=", text, ": ", s.message()));
+    }
+    base.matmul_tile = *tile;
   }
   return base;
 }

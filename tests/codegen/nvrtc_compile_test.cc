@@ -2,9 +2,11 @@
 // sm_90. This runs on machines without a GPU.
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "codegen/kernel_codegen.h"
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
+#include "fusion/matmul_schedule.h"
 #include "fusion/planner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -85,6 +87,24 @@ TEST(NvrtcCompileTest, MatmulOnEveryPathWithEpilogues) {
   Value c = Matmul(x, w).Named("c");
   Value y = (Tanh(c + bias) * 0.5 + residual).Named("y");
   ExpectEveryKernelCompiles(*b.Build({c, y}));
+}
+
+TEST(NvrtcCompileTest, EveryAcceptedMatmulTileCompiles) {
+  const Graph graph = *MatmulRelu(DType::kBF16, 512, 512, 256);
+  for (int block_m : {64, 128, 256}) {
+    for (int block_n : {64, 128, 256}) {
+      for (int block_k : {32, 64}) {
+        DeviceLimits limits;
+        limits.matmul_tile = MatmulTile{.block_m = block_m, .block_n = block_n, .block_k = block_k, .stages = 3};
+        if (!ValidateMatmulTile(*limits.matmul_tile, limits).ok()) continue;
+        SCOPED_TRACE(absl::StrCat(block_m, "x", block_n, "x", block_k));
+        const Plan plan = *PlanFusion(graph, limits);
+        absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, plan.kernels[0], limits);
+        ASSERT_TRUE(generated.ok()) << generated.status();
+        EXPECT_TRUE(CompileToCubin({generated->Source(), "tile"}, "sm_90").ok());
+      }
+    }
+  }
 }
 
 TEST(NvrtcCompileTest, UserNamesNeverReachTheSource) {

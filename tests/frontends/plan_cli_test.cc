@@ -121,6 +121,24 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   Output looped = Kiln("plan --explain --noclusters " + Bundled("softmax_naive_512x131072_f32"));
   EXPECT_THAT(looped.out, HasSubstr("fused:   1 kernels, 805,306,368 bytes"));  // x read twice
 
+  Output tile = Kiln("plan --explain --matmul-tile=128x128x64:4:16 " + Bundled("matmul_relu_8192x8192x8192_bf16"));
+  EXPECT_THAT(tile.out, HasSubstr("f0_matmul: tensor cores, 128x128x64 tiles, 4 stages over 2 ops\n"
+                                  "  why: bf16 on tensor cores (mma.sync, fp32 accumulators); 128x128 tiles as "
+                                  "asked (--matmul-tile): 4096 tiles, 31.03 per SM\n"));
+  for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
+           {"128x256", "--matmul-tile=128x256 is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"},
+           {"96x128x32:3", "--matmul-tile=96x128x32:3: matmul tile 96x128x32 with 3 stages: block sides must be "
+                           "64, 128 or 256, and not both 256"},
+           {"128x256x16:3", "--matmul-tile=128x256x16:3: matmul tile 128x256x16 with 3 stages: K step must be 32 "
+                            "or 64"},
+           {"128x256x64:5", "--matmul-tile=128x256x64:5: matmul tile 128x256x64 with 5 stages needs 245760 bytes "
+                            "of shared memory; a block may have 232448"},
+       }) {
+    Output rejected = Kiln("plan --matmul-tile=" + flag + " " + Bundled("matmul_relu_8192x8192x8192_bf16"));
+    EXPECT_EQ(rejected.status, 2) << flag;
+    EXPECT_THAT(rejected.err, HasSubstr("kiln: " + message + "\nusage: kiln plan FILE"));
+  }
+
   Output bad = Kiln("plan --max-cluster-blocks=9 " + Bundled("row_sum_16384x16384_f32"));
   EXPECT_EQ(bad.status, 2);
   EXPECT_THAT(bad.err, HasSubstr("kiln: --max-cluster-blocks=9 is outside 1..8, the portable cluster sizes\n"));
