@@ -74,7 +74,7 @@ struct MatmulSchedule {
   int warps_m = 0, warps_n = 0;               // tensor cores: the warp grid over the tile
   int threads = 0;                            // per block
   int stages = 0;                             // shared-memory stages in flight
-  int group_m = 8;                            // tile rows per L2-friendly launch group
+  int group_m = 16;                           // tile rows per L2-friendly launch group
   // Rows of A and B start on 16-byte boundaries, so tiles are copied as
   // 16-byte vectors (cp.async on the tensor-core path); otherwise element by element.
   bool vector_copies = false;

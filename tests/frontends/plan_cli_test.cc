@@ -157,8 +157,8 @@ TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
     }
   }
   const Output matmul = Kiln("emit " + Bundled("matmul_relu_8192x8192x8192_bf16"));
-  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, tensor cores, 128x256x32 tiles, 4 stages; "
-                                    "launch grid 2048 x block 256 ----\n"));
+  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, tensor cores, 128x128x32 tiles, 4 stages; "
+                                    "launch grid 4096 x block 128 ----\n"));
 }
 
 TEST_F(PlanCliTest, RunWithoutAGpuSaysSoOnOneLine) {

@@ -166,14 +166,15 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   const Kernel big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0];
   EXPECT_TRUE(big.matmul.tensor_cores);
   EXPECT_EQ(big.matmul.block_m, 128);
-  EXPECT_EQ(big.matmul.block_n, 256);
-  EXPECT_EQ(big.matmul.threads, 256);
-  EXPECT_EQ(big.matmul.tiles, 2048);
+  EXPECT_EQ(big.matmul.block_n, 128);
+  EXPECT_EQ(big.matmul.threads, 128);
+  EXPECT_EQ(big.matmul.tiles, 4096);
+  EXPECT_EQ(big.matmul.shared_bytes, 4 * (128 * 32 + 32 * 128) * 2);
   EXPECT_TRUE(big.matmul.vector_copies);
-  EXPECT_EQ(big.Strategy(), "tensor cores, 128x256x32 tiles, 4 stages");
+  EXPECT_EQ(big.Strategy(), "tensor cores, 128x128x32 tiles, 4 stages");
   EXPECT_EQ(big.matmul.reason,
-            "bf16 on tensor cores (mma.sync, fp32 accumulators); 128x256 tiles: 2048 tiles, 15.52 waves of 132 "
-            "SMs x 1 block, the least estimated time of the tiles that fill the SMs");
+            "bf16 on tensor cores (mma.sync, fp32 accumulators); 128x128 tiles: 4096 tiles, 15.52 waves of 132 "
+            "SMs x 2 blocks, the least estimated time of the tiles that fill the SMs");
 
   // One tile of 128x256 would leave 131 SMs idle; the smallest tile wins.
   const Kernel small = PlanBoth(*MatmulRelu(DType::kF16, 64, 64, 4096)).fused.kernels[0];
