@@ -230,10 +230,40 @@ def render_markdown(result: dict) -> str:
             f"({fmt_deviation(r['measured_read'], r['model_read'])}) | "
             f"{fmt_bytes(r['model_write'])} | {fmt_bytes(r['measured_write'])} "
             f"({fmt_deviation(r['measured_write'], r['model_write'])}) | {total} | {mark} |")
+    if result.get("sources"):
+        out += ["", "## Runs merged here", ""]
+        out += [f"- {s['date']}: {', '.join(s['graphs'])}" for s in result["sources"]]
     if result["errors"]:
         out += ["", "## Not measured", ""]
         out += [f"- {e['graph']} ({e['plan']}): {e['error']}" for e in result["errors"]]
     return "\n".join(out) + "\n"
+
+
+def merge_results(results: list[dict], tolerance: float) -> dict:
+    """One result from several runs' traffic.json, graph by graph: a later run replaces every row
+    of a graph that an earlier one measured. Each row keeps the date of the run that measured it."""
+    by_graph: dict[str, tuple[int, list[dict], list[dict]]] = {}
+    for index, result in enumerate(results):
+        graphs = {r["graph"] for r in result["kernels"]} | {e["graph"] for e in result["errors"]}
+        for graph in graphs:
+            by_graph[graph] = (
+                index,
+                [dict(r, date=result["date"]) for r in result["kernels"] if r["graph"] == graph],
+                [e for e in result["errors"] if e["graph"] == graph])
+    sources = []
+    for index, result in enumerate(results):
+        graphs = sorted(g for g, (source, _, _) in by_graph.items() if source == index)
+        if graphs:
+            sources.append({"date": result["date"], "environment": result["environment"], "graphs": graphs})
+    return {
+        "date": max(s["date"] for s in sources),
+        "environment": " | ".join(sorted({s["environment"] for s in sources})),
+        "command": results[-1]["command"],
+        "tolerance": tolerance,
+        "sources": sources,
+        "kernels": [r for graph in sorted(by_graph) for r in by_graph[graph][1]],
+        "errors": [e for graph in sorted(by_graph) for e in by_graph[graph][2]],
+    }
 
 
 def tool_line(cmd: list[str]) -> str | None:
@@ -258,7 +288,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="relative deviation that flags a kernel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds one kiln or ncu command may take (default: %(default)s)")
+    parser.add_argument("--merge", nargs="+", type=pathlib.Path, metavar="TRAFFIC_JSON",
+                        help="measure nothing: merge earlier runs' traffic.json files, a later file "
+                             "replacing an earlier one graph by graph, into OUT")
     args = parser.parse_args(argv)
+    if args.merge:
+        result = merge_results([json.loads(p.read_text()) for p in args.merge], args.tolerance)
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "traffic.json").write_text(json.dumps(result, indent=1) + "\n")
+        (args.out / "traffic.md").write_text(render_markdown(result))
+        print(f"measure_traffic: merged {len(result['kernels'])} kernel(s) from "
+              f"{len(result['sources'])} run(s) -> {args.out}/traffic.{{json,md}}")
+        return 0
     graphs = sorted({pathlib.Path(p) for pattern in args.graphs for p in glob.glob(pattern)})
     if not graphs:
         parser.error(f"no graph file matches {' '.join(args.graphs)!r}")

@@ -325,6 +325,24 @@ class TrafficTest(unittest.TestCase):
                       "| -30.0% | ⚠ |", md)
         self.assertIn("- m (fused): Unimplemented", md)
 
+    def test_merge_replaces_earlier_runs_graph_by_graph(self):
+        def row(graph, kernel, deviation):
+            return {"graph": graph, "plan": "fused", "kernel": kernel, "strategy": "s", "model_read": 1,
+                    "model_write": 1, "measured_read": 1, "measured_write": 1, "deviation": deviation,
+                    "flagged": False, "note": ""}
+        old = {"date": "d1", "environment": "GPU", "command": "ncu", "tolerance": 0.1,
+               "kernels": [row("a", "f0", 0.01), row("b", "f0", 0.02)],
+               "errors": [{"graph": "m", "plan": "fused", "error": "Unimplemented"}]}
+        new = {"date": "d2", "environment": "GPU", "command": "ncu", "tolerance": 0.1,
+               "kernels": [row("b", "f0", 0.03), row("b", "f1", 0.04), row("m", "f0", 0.5)], "errors": []}
+        merged = measure_traffic.merge_results([old, new], 0.1)
+        self.assertEqual([(r["graph"], r["kernel"], r["date"]) for r in merged["kernels"]],
+                         [("a", "f0", "d1"), ("b", "f0", "d2"), ("b", "f1", "d2"), ("m", "f0", "d2")])
+        self.assertEqual(merged["errors"], [])
+        self.assertEqual([(s["date"], s["graphs"]) for s in merged["sources"]],
+                         [("d1", ["a"]), ("d2", ["b", "m"])])
+        self.assertIn("- d2: b, m", measure_traffic.render_markdown(merged))
+
 
 if __name__ == "__main__":
     unittest.main()

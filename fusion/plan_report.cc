@@ -49,12 +49,6 @@ std::string KernelJson(const Graph& graph, const Kernel& k, const DeviceLimits& 
       RooflineSeconds(k.traffic, limits) * 1e6);
 }
 
-double PlanRoofline(const Plan& plan, const DeviceLimits& limits) {
-  double seconds = 0;
-  for (const Kernel& k : plan.kernels) seconds += RooflineSeconds(k.traffic, limits);
-  return seconds;
-}
-
 }  // namespace
 
 std::string GroupedNumber(int64_t value) {

@@ -39,4 +39,10 @@ double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits) {
   return std::max(static_cast<double>(traffic.bytes()) / limits.hbm_bytes_per_second, traffic.flops / rate);
 }
 
+double PlanRoofline(const Plan& plan, const DeviceLimits& limits) {
+  double seconds = 0;
+  for (const Kernel& k : plan.kernels) seconds += RooflineSeconds(k.traffic, limits);
+  return seconds;
+}
+
 }  // namespace kiln

@@ -2,6 +2,7 @@
 //
 //   Traffic t = KernelTraffic(graph, kernel);   // kernel.inputs/outputs/row set
 //   RooflineSeconds(t, limits)                   // max(bytes / bandwidth, flops / rate)
+//   PlanRoofline(plan, limits)                   // its kernels' bounds, one after another
 //
 // A kernel reads each distinct tensor it consumes once in full (a broadcast
 // operand costs its own size), except that a looped row strategy reads a
@@ -18,6 +19,9 @@ namespace kiln {
 
 Traffic KernelTraffic(const Graph& graph, const Kernel& kernel);
 double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits);
+// Kernels run one after another, each at its own bound: a plan's total
+// traffic mixes matrix and memory work that no single rate describes.
+double PlanRoofline(const Plan& plan, const DeviceLimits& limits);
 int64_t TensorBytes(const Node& node);
 
 }  // namespace kiln

@@ -169,12 +169,12 @@ int RunRunCommand(const std::vector<std::string>& args) {
   const DeviceLimits plan_limits = (*exe)->limits();
   const CacheStats stats = cache.stats();
   const std::string name = std::filesystem::path(args[0]).stem().string();
-  auto figures = [&](const Traffic& traffic, double us) {
+  auto figures = [&](const Traffic& traffic, double roofline_s, double us) {
     const double bytes_per_s = traffic.bytes() / (us * 1e-6);
     return absl::StrFormat(
         R"("us": %.3f, "bytes": %d, "flops": %.0f, "gbps": %.1f, "fraction_of_copy": %.4f, "roofline_us": %.3f, "fraction_of_roofline": %.4f)",
         us, traffic.bytes(), traffic.flops, bytes_per_s / 1e9, bytes_per_s / *copy,
-        RooflineSeconds(traffic, plan_limits) * 1e6, RooflineSeconds(traffic, plan_limits) * 1e6 / us);
+        roofline_s * 1e6, roofline_s * 1e6 / us);
   };
   if (json) {
     std::vector<std::string> kernels;
@@ -182,7 +182,8 @@ int RunRunCommand(const std::vector<std::string>& args) {
       const Kernel& kernel = plan.kernels[k];
       kernels.push_back(absl::StrFormat(R"({"name": "%s", "kind": "%s", "strategy": "%s", %s})", kernel.name,
                                         KernelKindName(kernel.kind), kernel.Strategy(),
-                                        figures(kernel.traffic, timings->kernel_us[k])));
+                                        figures(kernel.traffic, RooflineSeconds(kernel.traffic, plan_limits),
+                                                timings->kernel_us[k])));
     }
     absl::PrintF(
         "{\"graph\": \"%s\", \"plan\": \"%s\", \"gpu\": \"%s\", \"nvrtc\": \"%s\", \"copy_gbps\": %.1f, "
@@ -191,7 +192,7 @@ int RunRunCommand(const std::vector<std::string>& args) {
         " \"compile_ms\": %.1f, \"first_result_ms\": %.1f, \"host_us_per_run\": %.2f,\n"
         " \"cache\": {\"compiles\": %d, \"disk_hits\": %d, \"memory_hits\": %d}}\n",
         name, plan.fused ? "fused" : "unfused", (*device)->info().name, NvrtcVersion(), *copy / 1e9, iters,
-        figures(plan.total, timings->total_us), absl::StrJoin(kernels, ",\n  "), max_error, tolerance,
+        figures(plan.total, PlanRoofline(plan, plan_limits), timings->total_us), absl::StrJoin(kernels, ",\n  "), max_error, tolerance,
         passed ? "true" : "false", absl::GetFlag(FLAGS_check) ? "true" : "false", compile_ms, first_result_ms,
         host_us, stats.compiles, stats.disk_hits, stats.memory_hits);
   } else {
@@ -199,15 +200,19 @@ int RunRunCommand(const std::vector<std::string>& args) {
                  (*device)->info().name, *copy / 1e9);
     absl::PrintF("%-18s %-44s %10s %10s %8s %11s\n", "kernel", "strategy", "time us", "GB/s", "% copy",
                  "% roofline");
-    auto row = [&](absl::string_view label, absl::string_view strategy, const Traffic& t, double us) {
+    auto row = [&](absl::string_view label, absl::string_view strategy, const Traffic& t, double roofline_s,
+                   double us) {
       const double bps = t.bytes() / (us * 1e-6);
       absl::PrintF("%-18s %-44s %10.1f %10.0f %7.1f%% %10.1f%%\n", label, strategy, us, bps / 1e9,
-                   100 * bps / *copy, 100 * RooflineSeconds(t, plan_limits) * 1e6 / us);
+                   100 * bps / *copy, 100 * roofline_s * 1e6 / us);
     };
     for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      row(plan.kernels[k].name, plan.kernels[k].Strategy(), plan.kernels[k].traffic, timings->kernel_us[k]);
+      const Kernel& kernel = plan.kernels[k];
+      row(kernel.name, kernel.Strategy(), kernel.traffic, RooflineSeconds(kernel.traffic, plan_limits),
+          timings->kernel_us[k]);
     }
-    row("total", absl::StrCat(plan.kernels.size(), " kernels"), plan.total, timings->total_us);
+    row("total", absl::StrCat(plan.kernels.size(), " kernels"), plan.total, PlanRoofline(plan, plan_limits),
+        timings->total_us);
     if (absl::GetFlag(FLAGS_check)) {
       absl::PrintF("check: max relative error %.3g (tolerance %.0e): %s\n", max_error, tolerance,
                    passed ? "PASS" : "FAIL");
