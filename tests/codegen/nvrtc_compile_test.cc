@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
+#include "tests/matmul_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -77,16 +78,7 @@ TEST(NvrtcCompileTest, MatmulOnEveryPathWithEpilogues) {
   ExpectEveryKernelCompiles(*MatmulRelu(DType::kF16, 64, 64, 4096));   // smallest tile
   ExpectEveryKernelCompiles(*MatmulRelu(DType::kBF16, 100, 64, 20));   // element copies
   ExpectEveryKernelCompiles(*MatmulRelu(DType::kF32, 33, 17, 9));      // element copies
-  // Batched, with a broadcast bias, a full-shape residual, and the product
-  // itself also materialized.
-  GraphBuilder b;
-  Value x = b.Input("x", DType::kBF16, {2, 96, 64});
-  Value w = b.Input("w", DType::kBF16, {2, 64, 80});
-  Value bias = b.Input("bias", DType::kBF16, {80});
-  Value residual = b.Input("residual", DType::kBF16, {2, 96, 80});
-  Value c = Matmul(x, w).Named("c");
-  Value y = (Tanh(c + bias) * 0.5 + residual).Named("y");
-  ExpectEveryKernelCompiles(*b.Build({c, y}));
+  ExpectEveryKernelCompiles(BatchedMatmulWithEpilogue(DType::kBF16, 2, 96, 80, 64));
 }
 
 TEST(NvrtcCompileTest, EveryAcceptedMatmulTileCompiles) {

@@ -191,7 +191,8 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   // Rows of 20 bf16 (40 bytes) do not start on 16-byte boundaries.
   const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
   EXPECT_FALSE(odd.matmul.vector_copies);
-  EXPECT_THAT(odd.matmul.reason, HasSubstr("K=20 or N=64 is not a multiple of 8, so tiles are copied element by element"));
+  EXPECT_THAT(odd.matmul.reason,
+              HasSubstr("K=20 or N=64 is not a multiple of 8, so tiles are copied element by element"));
 
   GraphBuilder b;
   Value x = b.Input("x", DType::kBF16, {3, 200, 64});

@@ -3,15 +3,18 @@
 // the reference interpreter.
 // Every test skips with a message where there is no CUDA device.
 #include <future>
+#include <optional>
 #include <random>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
+#include "fusion/matmul_schedule.h"
 #include "graph/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/executable.h"
+#include "tests/matmul_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -31,7 +34,8 @@ class ExecutableGpuTest : public ::testing::Test {
   }
 
   // Empty when every output of both plans matches the reference.
-  static std::string CheckGraph(const Graph& graph, KernelCache& cache, uint64_t seed) {
+  static std::string CheckGraph(const Graph& graph, KernelCache& cache, uint64_t seed,
+                                std::optional<DeviceLimits> limits = std::nullopt) {
     std::vector<HostTensor> inputs;
     for (size_t i = 0; i < graph.inputs().size(); ++i) {
       const Node& node = graph.node(graph.inputs()[i]);
@@ -41,7 +45,8 @@ class ExecutableGpuTest : public ::testing::Test {
     if (!reference.ok()) return std::string(reference.status().message());
     std::string failures;
     for (bool fuse : {true, false}) {
-      absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, *device_, cache, {.fuse = fuse});
+      absl::StatusOr<std::unique_ptr<Executable>> exe =
+          Executable::Compile(graph, *device_, cache, {.fuse = fuse, .limits = limits});
       if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
       absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
       if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
@@ -93,13 +98,6 @@ TEST_F(ExecutableGpuTest, LoopedSoftmaxWithOnlineRecurrenceMatches) {
 
 TEST_F(ExecutableGpuTest, MatmulOnEveryPathMatchesTheReference) {
   KernelCache cache({.use_disk = false});
-  GraphBuilder b;
-  Value x = b.Input("x", DType::kBF16, {3, 200, 64});
-  Value w = b.Input("w", DType::kBF16, {3, 64, 72});
-  Value bias = b.Input("bias", DType::kBF16, {72});
-  Value residual = b.Input("residual", DType::kBF16, {3, 200, 72});
-  Value c = Matmul(x, w).Named("c");
-  Value y = (Tanh(c + bias) * 0.5 + residual).Named("y");
   std::vector<std::pair<std::string, Graph>> graphs = {
       {"bf16 128x256 tiles", *MatmulRelu(DType::kBF16, 1024, 2048, 512)},
       {"f16 128x256 tiles, partial tiles", *MatmulRelu(DType::kF16, 1000, 1000, 1000)},
@@ -107,10 +105,31 @@ TEST_F(ExecutableGpuTest, MatmulOnEveryPathMatchesTheReference) {
       {"bf16 element copies", *MatmulRelu(DType::kBF16, 100, 64, 20)},
       {"f32 vector copies", *MatmulRelu(DType::kF32, 300, 260, 516)},
       {"f32 element copies", *MatmulRelu(DType::kF32, 33, 17, 9)},
-      {"batched bf16 with bias, residual, two outputs", *b.Build({c, y})},
+      {"batched bf16 with bias, residual, two outputs", BatchedMatmulWithEpilogue(DType::kBF16, 3, 200, 72, 64)},
   };
   for (const auto& [name, graph] : graphs) {
     EXPECT_EQ(CheckGraph(graph, cache, 5), "") << name;
+  }
+}
+
+TEST_F(ExecutableGpuTest, EveryAcceptedMatmulTileMatchesTheReference) {
+  KernelCache cache({.use_disk = false});
+  const std::vector<std::pair<std::string, Graph>> graphs = {
+      {"bf16 partial tiles", *MatmulRelu(DType::kBF16, 200, 328, 72)},
+      {"f16 element copies", *MatmulRelu(DType::kF16, 100, 60, 20)},
+  };
+  for (int block_m : {64, 128, 256}) {
+    for (int block_n : {64, 128, 256}) {
+      for (int block_k : {32, 64}) {
+        DeviceLimits limits = DeviceLimitsOf(device_->info());
+        limits.matmul_tile = MatmulTile{.block_m = block_m, .block_n = block_n, .block_k = block_k, .stages = 3};
+        if (!ValidateMatmulTile(*limits.matmul_tile, limits).ok()) continue;
+        for (const auto& [name, graph] : graphs) {
+          EXPECT_EQ(CheckGraph(graph, cache, 11, limits), "")
+              << name << " " << block_m << "x" << block_n << "x" << block_k;
+        }
+      }
+    }
   }
 }
 
