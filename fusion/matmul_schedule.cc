@@ -130,7 +130,10 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLim
         best_time = time;
       }
     }
-    ApplyTile(best->tile, s);
+    MatmulTile tile = best->tile;
+    // A device with less shared memory per block than an H200 gets fewer stages.
+    while (tile.stages > 2 && TensorCoreSharedBytes(tile) > limits.shared_bytes_per_block) --tile.stages;
+    ApplyTile(tile, s);
     s.reason = absl::StrCat(DTypeName(node.dtype), " on tensor cores (mma.sync, fp32 accumulators); ", s.block_m,
                             "x", s.block_n, " tiles: ", s.tiles, " tiles, ",
                             Waves(s.tiles, int64_t{sms} * best->resident), " waves of ", sms, " SMs x ",

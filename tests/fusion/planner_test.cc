@@ -183,6 +183,12 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   EXPECT_EQ(small.matmul.threads, 128);
   EXPECT_THAT(small.matmul.reason, HasSubstr("too few to fill the SMs with any tile, so the smallest tile"));
 
+  DeviceLimits small_shared;
+  small_shared.shared_bytes_per_block = 48 * 1024;
+  const Kernel fewer_stages = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), small_shared).fused.kernels[0];
+  EXPECT_EQ(fewer_stages.matmul.stages, 3);
+  EXPECT_EQ(fewer_stages.matmul.shared_bytes, 3 * (128 * 32 + 32 * 128) * 2);
+
   const Kernel f32 = PlanBoth(*MatmulRelu(DType::kF32, 4096, 4096, 4096)).fused.kernels[0];
   EXPECT_FALSE(f32.matmul.tensor_cores);
   EXPECT_EQ(f32.Strategy(), "CUDA cores, 128x128x8 tiles, 2 stages");
