@@ -107,6 +107,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLim
     s.reason = absl::StrCat(DTypeName(node.dtype),
                             " on CUDA cores (FFMA, exact fp32 rather than tf32); 128x128 tiles: ", s.tiles,
                             " tiles, ", Waves(s.tiles, sms), " waves of ", sms, " SMs");
+    if (limits.matmul_tile.has_value()) absl::StrAppend(&s.reason, " (--matmul-tile applies to f16/bf16 only)");
   } else if (limits.matmul_tile.has_value()) {
     ApplyTile(*limits.matmul_tile, s);
     s.reason = absl::StrCat(DTypeName(node.dtype), " on tensor cores (mma.sync, fp32 accumulators); ", s.block_m,

@@ -193,6 +193,11 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   EXPECT_FALSE(f32.matmul.tensor_cores);
   EXPECT_EQ(f32.Strategy(), "CUDA cores, 128x128x8 tiles, 2 stages");
   EXPECT_THAT(f32.matmul.reason, HasSubstr("exact fp32 rather than tf32"));
+  DeviceLimits tile_asked;
+  tile_asked.matmul_tile = MatmulTile{};
+  const Kernel f32_asked = PlanBoth(*MatmulRelu(DType::kF32, 256, 256, 256), tile_asked).fused.kernels[0];
+  EXPECT_EQ(f32_asked.matmul.block_k, 8);
+  EXPECT_THAT(f32_asked.matmul.reason, HasSubstr("(--matmul-tile applies to f16/bf16 only)"));
 
   // Rows of 20 bf16 (40 bytes) do not start on 16-byte boundaries.
   const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
