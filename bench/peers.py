@@ -6,7 +6,7 @@
 
 DIR is what `kiln run FILE --save-io DIR` wrote (io.json and one raw little-endian file per
 tensor), so every peer runs on exactly kiln's inputs and is checked against kiln's output by
-relative L2 error. Where DIR/io.json is missing (kiln cannot run the graph yet, as for matmul)
+relative L2 error. Where DIR/io.json is missing (kiln's run failed, or no DIR is given)
 the peers get fresh random inputs and are checked against a float64 PyTorch computation.
 
 Peers:

@@ -5,8 +5,8 @@
 
 Every OUTDIR is searched recursively for two kinds of JSON file:
   * `kiln run --json` output: an object with "graph" and "plan". An object with "error" in place
-    of "total" records a kiln run that failed (bench/run_all.sh writes it), e.g. the matmul graphs
-    while kiln has no matmul code generator: the row then shows the peers alone.
+    of "total" records a kiln run that failed (bench/run_all.sh writes it): the row then shows
+    the peers alone.
   * bench/peers.py output: an object whose "schema" is PEERS_SCHEMA.
 A later OUTDIR overrides an earlier one for the same graph and implementation. The three result
 files go to --out (default: the first OUTDIR).
