@@ -7,7 +7,7 @@
 #   kiln emit             the CUDA source; compiled with `nvcc -arch=sm_90 -c`
 #                         when nvcc is on PATH
 #   kiln run              only where nvidia-smi finds a GPU (the reference check
-#                         of the large matmuls takes the CPU several seconds)
+#                         of the large matmuls takes the CPU seconds to minutes)
 #
 #   frontends/demo.sh BUILD_DIR
 #

@@ -13,8 +13,8 @@ namespace {
 // blocks share one SM (registers and shared memory allow it) and
 // `relative_rate` each SM's throughput with them, against 128x128x32 with 4
 // stages. Measured on an H200 at bf16 8192^3 (bench/results, --matmul-tile):
-// 128x128 2969 us, 128x256 3622 us, two 4-warp blocks per SM hiding each
-// other's barriers better than one 8-warp block. The smaller tiles' rates are
+// 128x128 2969 us, 128x256 3622 us (likely because two 4-warp blocks per SM
+// hide each other's barriers better than one 8-warp block does). The smaller tiles' rates are
 // estimates, to be replaced by autotuning.
 struct TileCandidate {
   MatmulTile tile;

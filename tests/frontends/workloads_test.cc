@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "graph/verifier.h"
 #include "gtest/gtest.h"
+#include "tests/expect_status.h"
 
 namespace kiln {
 namespace {
@@ -16,11 +17,6 @@ using ::testing::ElementsAreArray;
 using ::testing::Pair;
 
 constexpr DType kFloatDTypes[] = {DType::kF32, DType::kF16, DType::kBF16};
-
-void ExpectInvalid(const absl::Status& status, absl::string_view message) {
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_EQ(status.message(), message);
-}
 
 // (name, op name) of every node in graph order.
 std::vector<std::pair<std::string, std::string>> NodeList(const Graph& graph) {

@@ -9,16 +9,12 @@
 #include "graph/graph.h"
 #include "graph/verifier.h"
 #include "gtest/gtest.h"
+#include "tests/expect_status.h"
 
 namespace kiln {
 namespace {
 
 using ::testing::ElementsAre;
-
-void ExpectInvalid(const absl::Status& status, absl::string_view message) {
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_EQ(status.message(), message);
-}
 
 class InferTest : public ::testing::Test {
  protected:

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "graph/host_tensor.h"
 #include "gtest/gtest.h"
+#include "tests/expect_status.h"
 
 namespace kiln {
 namespace {
@@ -477,11 +478,6 @@ TEST(ReferenceTest, OutputsMayBeInputsAndIntermediates) {
   EXPECT_THAT(out[0].data, ElementsAre(4, 9));
   EXPECT_THAT(out[1].data, ElementsAre(1, 2));
   EXPECT_THAT(out[2].data, ElementsAre(2, 3));
-}
-
-void ExpectInvalid(const absl::Status& status, absl::string_view message) {
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_EQ(status.message(), message);
 }
 
 TEST(ReferenceTest, RejectsMismatchedInputs) {

@@ -5,16 +5,12 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/expect_status.h"
 
 namespace kiln {
 namespace {
 
 using ::testing::ElementsAre;
-
-void ExpectInvalid(const absl::Status& status, absl::string_view message) {
-  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_EQ(status.message(), message);
-}
 
 TEST(ShapeTest, DimsString) {
   EXPECT_EQ(DimsString({}), "[]");

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <latch>
 #include <memory>
@@ -52,6 +53,24 @@ std::vector<std::string> FileNames(const fs::path& dir) {
     names.push_back(e.path().filename().string());
   }
   return names;
+}
+
+// Results of `threads` threads that each ask `cache` for source_of(thread),
+// all released at once so the requests overlap.
+std::vector<absl::StatusOr<std::shared_ptr<const CompiledKernel>>> CompileConcurrently(
+    KernelCache& cache, int threads, const std::function<KernelSource(int)>& source_of) {
+  std::latch start(threads);
+  std::vector<absl::StatusOr<std::shared_ptr<const CompiledKernel>>> results(threads,
+                                                                             absl::UnknownError("not run"));
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      start.arrive_and_wait();
+      results[t] = cache.GetOrCompile(source_of(t), "sm_90");
+    });
+  }
+  for (std::thread& w : workers) w.join();
+  return results;
 }
 
 class KernelCacheTest : public ::testing::Test {
@@ -220,17 +239,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(KernelCacheTest, EightThreadsAskingForOneKernelCompileItOnce) {
   KernelCache cache({.dir = dir_.string()});
   constexpr int kThreads = 8;
-  std::latch start(kThreads);
-  std::vector<absl::StatusOr<std::shared_ptr<const CompiledKernel>>> results(
-      kThreads, absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      results[t] = cache.GetOrCompile(SaxpySource(), "sm_90");
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  const auto results = CompileConcurrently(cache, kThreads, [](int) { return SaxpySource(); });
   for (const auto& r : results) {
     ASSERT_TRUE(r.ok()) << r.status();
     EXPECT_EQ(r->get(), results[0]->get());
@@ -244,17 +253,7 @@ TEST_F(KernelCacheTest, EightThreadsAskingForOneKernelCompileItOnce) {
 TEST_F(KernelCacheTest, EightThreadsWithEightKernelsAllSucceed) {
   KernelCache cache({.dir = dir_.string()});
   constexpr int kThreads = 8;
-  std::latch start(kThreads);
-  std::vector<absl::StatusOr<std::shared_ptr<const CompiledKernel>>> results(
-      kThreads, absl::UnknownError("not run"));
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      start.arrive_and_wait();
-      results[t] = cache.GetOrCompile(Variant(t), "sm_90");
-    });
-  }
-  for (std::thread& t : threads) t.join();
+  const auto results = CompileConcurrently(cache, kThreads, Variant);
   for (int t = 0; t < kThreads; ++t) {
     ASSERT_TRUE(results[t].ok()) << results[t].status();
     EXPECT_EQ((*results[t])->key, KernelCacheKey(Variant(t), "sm_90"));
