@@ -34,10 +34,6 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
                                                      const DeviceLimits& limits) {
   const Node& node = graph.node(kernel.nodes.front());
   const Node& operand = graph.node(node.operands[0]);
-  if (!IsFloat(node.dtype)) {
-    return absl::UnimplementedError(
-        absl::StrCat(NodeLabel(node), ": code generation reduces floating-point values only"));
-  }
   const std::vector<int64_t> in_strides = RowMajorStrides(operand.shape);
   Dims kept, reduced;
   std::vector<int64_t> kept_strides, reduced_strides;

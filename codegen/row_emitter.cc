@@ -163,10 +163,6 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     if (!in_pair) plain.push_back(r);
   }
   for (NodeId r : plain) {
-    if (!IsFloat(graph_.node(r).dtype)) {
-      return absl::UnimplementedError(
-          absl::StrCat(NodeLabel(graph_.node(r)), ": code generation reduces floating-point values only"));
-    }
     absl::StrAppend(&body_, "  float acc", r, " = ", ReduceOp(graph_.node(r).op), "::identity();\n");
   }
   for (const auto& [m, s] : online) absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n");
