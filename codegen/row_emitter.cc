@@ -8,6 +8,7 @@
 #include "codegen/element_program.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
 
 namespace kiln {
 namespace {
@@ -321,9 +322,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   generated.body = std::move(body_);
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;
-  generated.launch.grid = static_cast<unsigned>(
-      unit_ == Unit::kWarp ? (row_.rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock
-                           : row_.rows * row_.cluster_blocks);
+  absl::StatusOr<unsigned> grid =
+      LaunchGrid(kernel_.name, unit_ == Unit::kWarp ? (row_.rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock
+                                                    : row_.rows * row_.cluster_blocks);
+  if (!grid.ok()) return grid.status();
+  generated.launch.grid = *grid;
   return generated;
 }
 
