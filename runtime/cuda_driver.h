@@ -65,6 +65,7 @@ class CudaDriver {
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
   decltype(&::cuMemAlloc) MemAlloc = nullptr;
   decltype(&::cuMemFree) MemFree = nullptr;
+  decltype(&::cuMemGetInfo) MemGetInfo = nullptr;
   decltype(&::cuMemcpyHtoD) MemcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) MemcpyDtoH = nullptr;
   decltype(&::cuMemcpyDtoDAsync) MemcpyDtoDAsync = nullptr;
