@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "runtime/device.h"
 #include "runtime/executable.h"
+#include "tests/runtime/test_kernels.h"
 
 namespace kiln {
 namespace {
@@ -78,34 +79,16 @@ TEST(MemoryBudgetTest, HostBudgetIsWhatTheSystemHasOrTheLimit) {
                   "would take 8192 bytes, and 4096 are available (KILN_HOST_MEMORY_LIMIT)");
 }
 
-class MemoryBudgetGpuTest : public ::testing::Test {
+class MemoryBudgetGpuTest : public runtime_testing::GpuTest {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<Device>> device = Device::Open();
-    if (device.ok()) {
-      device_ = device->release();
-    } else {
-      *skip_reason_ = std::string(device.status().message());
-    }
-  }
-  void SetUp() override {
-    if (device_ == nullptr) GTEST_SKIP() << "no CUDA device: " << *skip_reason_;
-  }
-
-  static std::unique_ptr<Executable> Compile(const Graph& graph) {
+  std::unique_ptr<Executable> Compile(const Graph& graph) {
     absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, *device_, cache_, {.fuse = true});
     EXPECT_TRUE(exe.ok()) << exe.status();
     return exe.ok() ? *std::move(exe) : nullptr;
   }
 
-  static Device* device_;
-  static std::string* skip_reason_;
-  static KernelCache cache_;
+  KernelCache cache_{{.use_disk = false}};
 };
-
-Device* MemoryBudgetGpuTest::device_ = nullptr;
-std::string* MemoryBudgetGpuTest::skip_reason_ = new std::string;
-KernelCache MemoryBudgetGpuTest::cache_({.use_disk = false});
 
 TEST_F(MemoryBudgetGpuTest, DeviceBudgetIsTheFreeMemory) {
   absl::StatusOr<MemoryBudget> budget = MemoryBudget::ForDevice();

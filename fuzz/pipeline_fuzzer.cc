@@ -1,0 +1,59 @@
+// libFuzzer target: load -> verify -> plan -> report -> emit, as `kiln plan`
+// and `kiln emit` run it, for text or binary graph bytes. Emitting only
+// generates CUDA source; nothing is compiled, so the loop needs no NVRTC.
+//
+// Beyond "no crash, no UB": every error is a Status (InvalidArgument for the
+// graph's own faults), a valid graph always plans, and every kernel of a plan
+// has an output and a launch of at least one block.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "codegen/kernel_codegen.h"
+#include "frontends/graph_file.h"
+#include "fusion/plan_report.h"
+#include "fusion/planner.h"
+#include "fuzz/fuzz_checks.h"
+#include "graph/verifier.h"
+
+namespace {
+
+void PlanAndEmit(const kiln::Graph& graph, const kiln::DeviceLimits& limits) {
+  absl::StatusOr<kiln::Plan> fused = kiln::PlanFusion(graph, limits);
+  absl::StatusOr<kiln::Plan> unfused = kiln::PlanUnfused(graph, limits);
+  // Planning refuses only plans whose traffic passes kMaxPlanBytes.
+  for (const absl::StatusOr<kiln::Plan>* plan : {&fused, &unfused}) {
+    FUZZ_EXPECT(plan->ok() || plan->status().code() == absl::StatusCode::kInvalidArgument,
+                "planning fails only with InvalidArgument");
+  }
+  if (!fused.ok() || !unfused.ok()) return;
+  kiln::PlanTable(graph, *fused, *unfused, limits);
+  kiln::PlanJson(graph, "fuzz", *fused, *unfused, limits);
+  kiln::PlanExplain(graph, *fused);
+  for (const kiln::Plan* plan : {&*fused, &*unfused}) {
+    for (const kiln::Kernel& kernel : plan->kernels) {
+      FUZZ_EXPECT(!kernel.outputs.empty(), "every kernel writes something");
+      absl::StatusOr<kiln::GeneratedKernel> generated = kiln::GenerateKernel(graph, kernel, limits);
+      // A kernel too large for one launch grid is refused, never truncated.
+      FUZZ_EXPECT(generated.ok() || generated.status().code() == absl::StatusCode::kInvalidArgument,
+                  "code generation fails only with InvalidArgument");
+      if (generated.ok()) FUZZ_EXPECT(generated->launch.grid >= 1, "a launch has at least one block");
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const absl::string_view bytes(reinterpret_cast<const char*>(data), size);
+  absl::StatusOr<kiln::Graph> graph = kiln::ParseGraphText(bytes);
+  if (!graph.ok()) graph = kiln::ParseGraphBinary(bytes);
+  if (!graph.ok()) return 0;
+  FUZZ_EXPECT(kiln::VerifyGraph(*graph).ok(), "a loaded graph verifies");
+  PlanAndEmit(*graph, kiln::DeviceLimits{});
+  kiln::DeviceLimits no_clusters;
+  no_clusters.supports_clusters = false;
+  PlanAndEmit(*graph, no_clusters);
+  return 0;
+}
