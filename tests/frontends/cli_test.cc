@@ -168,6 +168,24 @@ TEST_F(CliTest, EvalRefusesHugeGraphsWithoutScaleDown) {
             "reference evaluates quickly; rerun with --scale-down\n");
 }
 
+// Scaling down caps each dim at 256, which at rank 8 is still 2^64 elements:
+// such a graph is refused rather than allocated.
+TEST_F(CliTest, EvalRefusesGraphsStillHugeAfterScalingDown) {
+  absl::SetFlag(&FLAGS_scale_down, true);
+  const std::string path = Write("rank8.textproto", R"pb(
+    format_version: 1
+    node { name: "x" op: "input" dtype: F32 shape: [64, 64, 64, 64, 64, 64, 64, 64] }
+    node { name: "y" op: "exp" operand: "x" }
+    output: "y"
+  )pb");
+  Result result = Capture(RunEvalCommand, {path});
+  EXPECT_EQ(result.status, kExitFailure);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err,
+            "kiln: node \"x\" (input) holds 281474976710656 elements after scaling down, more than the "
+            "67108864 the CPU reference evaluates quickly\n");
+}
+
 // The printed statistics, recomputed here from the reference interpreter.
 TEST_F(CliTest, EvalScaledDownPrintsTheReferenceStatistics) {
   absl::SetFlag(&FLAGS_scale_down, true);
