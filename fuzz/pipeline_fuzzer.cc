@@ -3,8 +3,9 @@
 // generates CUDA source; nothing is compiled, so the loop needs no NVRTC.
 //
 // Beyond "no crash, no UB": every error is a Status (InvalidArgument for the
-// graph's own faults), a valid graph always plans, and every kernel of a plan
-// has an output and a launch of at least one block.
+// graph's own faults), and every kernel of a plan has an output and a launch
+// of at least one block. Three devices: an H200, one without clusters, and a
+// small one with a fixed matmul tile.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -55,5 +56,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kiln::DeviceLimits no_clusters;
   no_clusters.supports_clusters = false;
   PlanAndEmit(*graph, no_clusters);
+  // A small device with a fixed matmul tile takes the other schedule branches.
+  kiln::DeviceLimits small;
+  small.sm_count = 16;
+  small.max_cluster_blocks = 2;
+  small.registers_per_sm = 32768;
+  small.shared_bytes_per_block = 99 * 1024;
+  small.matmul_tile = kiln::MatmulTile{.block_m = 64, .block_n = 128, .block_k = 64, .stages = 3};
+  PlanAndEmit(*graph, small);
   return 0;
 }
