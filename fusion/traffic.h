@@ -1,7 +1,7 @@
 // The traffic model of DESIGN.md: compulsory HBM bytes and FLOPs per kernel.
 //
 //   Traffic t = *KernelTraffic(graph, kernel);  // kernel.inputs/outputs/row set
-//   AddToPlanTotal(kernel, fused, plan.total)    // fails past kMaxPlanBytes
+//   AddToPlanTotal(graph, kernel, fused, plan.total)  // fails past kMaxPlanBytes
 //   RooflineSeconds(t, limits)                   // max(bytes / bandwidth, flops / rate)
 //   PlanRoofline(plan, limits)                   // its kernels' bounds, one after another
 //
