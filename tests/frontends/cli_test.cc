@@ -152,6 +152,22 @@ TEST_F(CliTest, CheckReportsABadFileOnOneLine) {
   EXPECT_EQ(result.err, "kiln: " + Path("missing.pb") + ": cannot open: No such file or directory\n");
 }
 
+// Kernels cannot reduce i32 exactly, so the file is refused when it is loaded,
+// with its path, rather than at code generation.
+TEST_F(CliTest, CheckRefusesIntegerReductionsWithThePath) {
+  const std::string path = Write("isum.textproto", R"pb(
+    format_version: 1
+    node { name: "n" op: "input" dtype: I32 shape: [4, 8] }
+    node { name: "s" op: "reduce_sum" operand: "n" axes: [1] }
+    output: "s"
+  )pb");
+  Result result = Capture(RunCheckCommand, {path});
+  EXPECT_EQ(result.status, kExitFailure);
+  EXPECT_EQ(result.err, "kiln: " + path +
+                            ": node \"s\" (reduce_sum): operand 0 (\"n\") has dtype i32, which this op does not "
+                            "accept\n");
+}
+
 TEST_F(CliTest, CheckNeedsExactlyOneFile) {
   Result result = Capture(RunCheckCommand, {});
   EXPECT_EQ(result.status, kExitUsage);
