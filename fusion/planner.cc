@@ -6,6 +6,7 @@
 #include "fusion/grouping.h"
 #include "fusion/matmul_schedule.h"
 #include "fusion/op_class.h"
+#include "fusion/operand_layout.h"
 #include "fusion/row_schedule.h"
 #include "fusion/traffic.h"
 #include "graph/verifier.h"
@@ -35,6 +36,19 @@ absl::string_view RowStrategyName(RowStrategy strategy) {
   return "?";
 }
 
+absl::string_view MatmulTierName(MatmulTier tier) {
+  switch (tier) {
+    case MatmulTier::kWgmma: return "wgmma";
+    case MatmulTier::kMmaSync: return "mma.sync";
+    case MatmulTier::kFfma: return "FFMA";
+  }
+  return "?";
+}
+
+std::string MatmulConfig::ToString() const {
+  return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m);
+}
+
 std::string Kernel::Strategy() const {
   switch (kind) {
     case KernelKind::kPointwise: return "vectorized tiles";
@@ -46,9 +60,13 @@ std::string Kernel::Strategy() const {
       return s;
     }
     case KernelKind::kReduction: return "strided (a thread per output)";
-    case KernelKind::kMatmul:
-      return absl::StrCat(matmul.tensor_cores ? "tensor cores" : "CUDA cores", ", ", matmul.block_m, "x",
-                          matmul.block_n, "x", matmul.block_k, " tiles, ", matmul.stages, " stages");
+    case KernelKind::kMatmul: {
+      const MatmulConfig& c = matmul.config;
+      std::string s = absl::StrCat(MatmulTierName(matmul.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
+                                   " tiles, ", c.stages, " stages");
+      if (matmul.config_source != "heuristic") absl::StrAppend(&s, ", ", matmul.config_source);
+      return s;
+    }
     case KernelKind::kTranspose: return "index-mapped copy";
   }
   return "?";
@@ -58,7 +76,8 @@ namespace {
 
 absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, bool fuse) {
   if (absl::Status s = VerifyGraph(graph); !s.ok()) return s;
-  Grouping grouping = GroupNodes(graph, fuse);
+  const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits) : std::vector<bool>(graph.size(), false);
+  Grouping grouping = GroupNodes(graph, fuse, folded);
   Plan plan;
   plan.fused = fuse;
   plan.kernel_of = grouping.group_of;
@@ -67,6 +86,15 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
   std::vector<bool> is_output(graph.size(), false);
   for (NodeId id : graph.outputs()) is_output[id] = true;
   const std::vector<std::vector<NodeId>> users = graph.Users();
+  for (NodeId t = 0; t < graph.size(); ++t) {
+    if (!folded[t]) continue;
+    for (NodeId u : users[t]) {
+      const std::vector<NodeId>& operands = graph.node(u).operands;
+      for (int i = 0; i < 2; ++i) {
+        if (operands[i] == t) plan.layout_folds.push_back({.transpose = t, .matmul = u, .operand = i});
+      }
+    }
+  }
 
   for (size_t k = 0; k < grouping.groups.size(); ++k) {
     const Group& group = grouping.groups[k];
@@ -75,7 +103,9 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
     kernel.nodes = group.nodes;
     const int gid = static_cast<int>(k);
     for (NodeId n : group.nodes) {
-      for (NodeId p : graph.node(n).operands) {
+      for (NodeId operand : graph.node(n).operands) {
+        // A folded transpose is read as its source's memory.
+        const NodeId p = folded[operand] ? graph.node(operand).operands[0] : operand;
         if (plan.kernel_of[p] == gid || graph.node(p).op == OpKind::kConstant) continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), p) == kernel.inputs.end()) {
           kernel.inputs.push_back(p);
@@ -95,7 +125,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
     }
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
-      kernel.matmul = ScheduleMatmul(graph, kernel.nodes.front(), limits);
+      kernel.matmul = ScheduleMatmul(graph, kernel, folded, limits);
     }
     kernel.traffic = KernelTraffic(graph, kernel);
     plan.total.bytes_read += kernel.traffic.bytes_read;

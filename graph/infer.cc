@@ -190,6 +190,8 @@ absl::Status Inference::InferReduce(Node& node) const {
   return absl::OkStatus();
 }
 
+// [..., M, K] x [..., K, N] -> [..., M, N]: ranks 2 to kMaxMatmulRank, the
+// batch dims (all but the last two) broadcast like NumPy's matmul.
 absl::Status Inference::InferMatmul(Node& node) const {
   for (int i = 0; i < 2; ++i) {
     if (absl::Status s = CheckOperandDType(i, false, false); !s.ok()) return s;
@@ -197,21 +199,24 @@ absl::Status Inference::InferMatmul(Node& node) const {
   if (absl::Status s = SameDTypes(0, 1); !s.ok()) return s;
   const Dims& a = operand(0).shape;
   const Dims& b = operand(1).shape;
-  if (a.size() != b.size() || (a.size() != 2 && a.size() != 3)) {
-    return Error(absl::StrCat("operands ", DimsString(a), " and ", DimsString(b),
-                              " must both be rank 2, or both rank 3 (batched)"));
+  auto in_range = [](const Dims& d) { return d.size() >= 2 && d.size() <= kMaxMatmulRank; };
+  if (!in_range(a) || !in_range(b)) {
+    return Error(absl::StrCat("operands ", DimsString(a), " and ", DimsString(b), " must have rank 2 to ",
+                              kMaxMatmulRank, " ([..., M, K] x [..., K, N])"));
   }
-  const size_t r = a.size();
-  if (r == 3 && a[0] != b[0]) {
-    return Error(absl::StrCat("batch dims differ: ", DimsString(a), " x ", DimsString(b)));
-  }
-  if (a[r - 1] != b[r - 2]) {
+  if (a.back() != b[b.size() - 2]) {
     return Error(absl::StrCat("inner dims differ: ", DimsString(a), " x ", DimsString(b)));
   }
+  absl::StatusOr<Dims> batch = BroadcastDims(absl::MakeConstSpan(a).first(a.size() - 2),
+                                             absl::MakeConstSpan(b).first(b.size() - 2));
+  if (!batch.ok()) {
+    return Error(absl::StrCat("batch dims of ", DimsString(a), " and ", DimsString(b), " cannot broadcast"));
+  }
   node.dtype = operand(0).dtype;
-  node.shape = a;
-  node.shape[r - 1] = b[r - 1];
-  return absl::OkStatus();
+  node.shape = *std::move(batch);
+  node.shape.push_back(a[a.size() - 2]);
+  node.shape.push_back(b.back());
+  return CheckShape(node.shape);
 }
 
 absl::Status Inference::InferReshape(Node& node) const {

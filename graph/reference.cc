@@ -197,16 +197,31 @@ HostTensor Reduce(const Node& node, const HostTensor& in) {
   return out;
 }
 
-// [M,K]x[K,N], or [B,M,K]x[B,K,N] as B independent products. Each output is
-// accumulated in double over k in increasing order. The loops are blocked so
-// a block of B (kBlockK x kBlockN doubles, 1 MiB) stays in cache while a block
-// of rows uses it: unblocked, every output row streams all of B from memory,
-// and an 8192^3 product would take hours rather than seconds.
+// The element offset of each operand's matrix for every batch of the output:
+// batch dims broadcast like NumPy's matmul.
+std::vector<int64_t> BatchOffsets(const Dims& operand, const Dims& out) {
+  const Dims out_batch(out.begin(), out.end() - 2);
+  const Dims operand_batch(operand.begin(), operand.end() - 2);
+  const int64_t matrix = operand[operand.size() - 2] * operand.back();
+  std::vector<int64_t> strides = BroadcastStrides(operand_batch, out_batch);
+  for (int64_t& s : strides) s *= matrix;
+  std::vector<int64_t> offsets;
+  OffsetWalker walker(out_batch, {strides}, 0);
+  for (int64_t i = 0; i < NumElements(out_batch); ++i, walker.Next()) offsets.push_back(walker.offset(0));
+  return offsets;
+}
+
+// [..., M, K] x [..., K, N] as one product per batch of the output. Each
+// output is accumulated in double over k in increasing order. The loops are
+// blocked so a block of B (kBlockK x kBlockN doubles, 1 MiB) stays in cache
+// while a block of rows uses it: unblocked, every output row streams all of B
+// from memory, and an 8192^3 product would take hours rather than seconds.
 HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   constexpr int64_t kBlockRows = 64, kBlockK = 256, kBlockN = 512;
-  const size_t r = a.shape.size();
-  const int64_t batch = r == 3 ? a.shape[0] : 1;
-  const int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
+  const std::vector<int64_t> a_offsets = BatchOffsets(a.shape, node.shape);
+  const std::vector<int64_t> b_offsets = BatchOffsets(b.shape, node.shape);
+  const int64_t batch = static_cast<int64_t>(a_offsets.size());
   HostTensor out{.dtype = node.dtype, .shape = node.shape};
   out.data.resize(batch * m * n);
   ParallelFor(batch * m, std::max<int64_t>(1, kGrain / (k * n)), [&](int64_t begin, int64_t end) {
@@ -215,14 +230,15 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
       // A block of rows of one product.
       const int64_t row_end = std::min({end, row0 + kBlockRows, (row0 / m + 1) * m});
       const int64_t rows = row_end - row0;
-      const double* b_mat = &b.data[(row0 / m) * k * n];
+      const double* a_mat = &a.data[a_offsets[row0 / m]];
+      const double* b_mat = &b.data[b_offsets[row0 / m]];
       acc.assign(rows * n, 0.0);
       for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
         const int64_t k_end = std::min(k, k0 + kBlockK);
         for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
           const int64_t j_end = std::min(n, j0 + kBlockN);
           for (int64_t i = 0; i < rows; ++i) {
-            const double* a_row = &a.data[(row0 + i) * k];
+            const double* a_row = a_mat + (row0 % m + i) * k;
             double* acc_row = &acc[i * n];
             for (int64_t kk = k0; kk < k_end; ++kk) {
               const double a_value = a_row[kk];

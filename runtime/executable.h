@@ -38,6 +38,9 @@ struct ExecutableOptions {
   // Planning limits; unset: the device's own (DeviceLimitsOf). Features the
   // device lacks (clusters) stay off whatever is asked.
   std::optional<DeviceLimits> limits;
+  // Set: every matmul kernel runs this config (reported as "--matmul-tile")
+  // instead of the planner's.
+  std::optional<MatmulConfig> matmul_config;
 };
 
 // The planning limits of a device: its SM count, registers, shared memory and
@@ -98,9 +101,16 @@ class Executable {
   // Per-call state, reused so that a launch allocates nothing.
   absl::Mutex mu_;
   DeviceBuffer workspace_ ABSL_GUARDED_BY(mu_);
-  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);                 // per node
-  std::vector<std::vector<CUdeviceptr>> param_values_ ABSL_GUARDED_BY(mu_);  // per kernel
-  std::vector<std::vector<void*>> param_args_ ABSL_GUARDED_BY(mu_);          // pointers into param_values_
+  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);  // per node
+  // What one kernel's parameters are bound to, per parameter slot. A TMA
+  // descriptor is encoded again only when its tensor's address changes.
+  struct BoundParams {
+    std::vector<CUdeviceptr> pointers;
+    std::vector<CUtensorMap> maps;
+    std::vector<CUdeviceptr> map_addresses;  // the address each map was encoded for
+    std::vector<void*> args;                 // per slot: &pointers[i] or &maps[i]
+  };
+  std::vector<BoundParams> bound_ ABSL_GUARDED_BY(mu_);  // per kernel
 };
 
 }  // namespace kiln

@@ -101,12 +101,15 @@ int RunRunCommand(const std::vector<std::string>& args) {
 
   const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(DeviceLimitsOf((*device)->info()));
   if (!limits.ok()) return ReportUsageError(limits.status().message());
+  const absl::StatusOr<std::optional<MatmulConfig>> matmul_tile = MatmulTileFromFlag();
+  if (!matmul_tile.ok()) return ReportUsageError(matmul_tile.status().message());
   KernelCache cache;
   const Clock::time_point start = Clock::now();
   absl::StatusOr<std::unique_ptr<Executable>> exe =
       Executable::Compile(*graph, **device, cache,
                           {.fuse = !absl::GetFlag(FLAGS_unfused),
-                           .limits = *limits});
+                           .limits = *limits,
+                           .matmul_config = *matmul_tile});
   if (!exe.ok()) return ReportError(exe.status());
   const double compile_ms = MillisSince(start);
 
