@@ -34,7 +34,8 @@ absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const 
   const std::string b = signature.InputName(s.b.node);
 
   std::string element;
-  absl::StatusOr<StoredValues> values = epilogue.Emit(kernel.outputs, "acc", "i", "    ", element);
+  absl::StatusOr<StoredValues> values = epilogue.Emit(
+      kernel.outputs, "acc", {.flat = "i", .batch = "tile.batch", .row = "row", .col = "col"}, "    ", element);
   if (!values.ok()) return values.status();
   for (NodeId output : kernel.outputs) {
     absl::StrAppend(&element, "    ", signature.OutputName(output), "[i] = ", (*values)[output], ";\n");

@@ -98,16 +98,21 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   "    for (int t = blockIdx.x; t < Gemm::kTiles; t += gridDim.x) {\n",
                   "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop();\n");
 
-  // The flat output index of (row, col): every output has the matmul's shape.
-  const std::string flat = absl::StrCat("(static_cast<long long>(tile.batch) * ", s.m, "LL + row) * ", s.n, "LL + col");
+  // The flat output index of (row, col), once per pair: every output has the
+  // matmul's shape.
+  const std::string first = absl::StrCat("        const long long i0 = (static_cast<long long>(tile.batch) * ", s.m,
+                                         "LL + row) * ", s.n, "LL + col;\n");
+  auto at = [](int e) {
+    return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e, ")"), .batch = "tile.batch", .row = "row",
+                              .col = absl::StrCat("(col + ", e, ")")};
+  };
   for (const auto& [output, map] : staged) {
     const std::string type = StorageType(graph.node(output).dtype);
     std::string pair_code;
     std::string stored[2];
     for (int e = 0; e < 2; ++e) {
       std::string element;
-      absl::StatusOr<StoredValues> values =
-          epilogue.Emit({output}, absl::StrCat("acc", e), absl::StrCat("(", flat, " + ", e, ")"), "          ", element);
+      absl::StatusOr<StoredValues> values = epilogue.Emit({output}, absl::StrCat("acc", e), at(e), "          ", element);
       if (!values.ok()) return values.status();
       stored[e] = absl::StrCat("s", e);
       absl::StrAppend(&pair_code, "        ", type, " ", stored[e], ";\n        {\n", element, "          ",
@@ -115,7 +120,7 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     }
     absl::StrAppend(&body, "      consumer.staging_acquire();\n",
                     "      consumer.for_each_pair(tile, [&](int r, int c, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", pair_code,
+                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", first, pair_code,
                     "        consumer.stage_pair<", type, ">(r, c, s0, s1);\n", "      });\n",
                     "      consumer.store_staged<", type, ">(&", map, ", tile);\n");
   }
@@ -123,18 +128,17 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     std::string element_code[2];
     for (int e = 0; e < 2; ++e) {
       std::string element;
-      const std::string index = absl::StrCat("(", flat, " + ", e, ")");
-      absl::StatusOr<StoredValues> values = epilogue.Emit(direct, absl::StrCat("acc", e), index, "          ", element);
+      absl::StatusOr<StoredValues> values = epilogue.Emit(direct, absl::StrCat("acc", e), at(e), "          ", element);
       if (!values.ok()) return values.status();
       for (NodeId output : direct) {
-        absl::StrAppend(&element, "          ", signature.OutputName(output), "[", index, "] = ", (*values)[output],
-                        ";\n");
+        absl::StrAppend(&element, "          ", signature.OutputName(output), "[", at(e).flat, "] = ",
+                        (*values)[output], ";\n");
       }
       element_code[e] = absl::StrCat("        if (col + ", e, " < ", s.n, "LL) {\n", element, "        }\n");
     }
     absl::StrAppend(&body,
                     "      consumer.for_each_pair(tile, [&](int, int, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, ") return;\n", element_code[0], element_code[1], "      });\n");
+                    "        if (row >= ", s.m, ") return;\n", first, element_code[0], element_code[1], "      });\n");
   }
   absl::StrAppend(&body, "    }\n    consumer.finish();\n  }\n}\n");
 

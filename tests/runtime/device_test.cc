@@ -41,7 +41,7 @@ TEST(DeviceTest, OpenFailsCleanlyOrDescribesTheDevice) {
   }
   const DeviceInfo& info = (*device)->info();
   EXPECT_FALSE(info.name.empty());
-  EXPECT_THAT(info.Arch(), MatchesRegex("sm_[0-9]+"));
+  EXPECT_THAT(info.Arch(), MatchesRegex("sm_[0-9]+a?"));
 }
 
 TEST_F(DeviceGpuTest, InfoHoldsPlausibleLimits) {
