@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_types.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
 
 namespace kiln {
 namespace {
@@ -22,10 +23,11 @@ std::string OffsetTerms(const Dims& dims, const std::vector<int64_t>& strides, a
   return out.empty() ? " + 0LL" : out;
 }
 
+// The kernels loop over a grid stride, so one wave of blocks covers any size.
 void FinishLaunch(GeneratedKernel& generated, int64_t outputs, const DeviceLimits& limits) {
   generated.launch.block = kThreads;
-  const int64_t wave = int64_t{limits.sm_count} * (2048 / kThreads);
-  generated.launch.grid = static_cast<unsigned>(std::clamp<int64_t>((outputs + kThreads - 1) / kThreads, 1, wave));
+  const int64_t wave = int64_t{std::max(limits.sm_count, 1)} * (2048 / kThreads);
+  generated.launch.grid = CappedGrid(std::min((outputs + kThreads - 1) / kThreads, wave));
 }
 
 }  // namespace
@@ -34,10 +36,6 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
                                                      const DeviceLimits& limits) {
   const Node& node = graph.node(kernel.nodes.front());
   const Node& operand = graph.node(node.operands[0]);
-  if (!IsFloat(node.dtype)) {
-    return absl::UnimplementedError(
-        absl::StrCat(NodeLabel(node), ": code generation reduces floating-point values only"));
-  }
   const std::vector<int64_t> in_strides = RowMajorStrides(operand.shape);
   Dims kept, reduced;
   std::vector<int64_t> kept_strides, reduced_strides;

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
 #include "codegen/matmul_epilogue.h"
 #include "codegen/matmul_sm90_emitter.h"
 
@@ -56,10 +57,12 @@ absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const 
                   "    const long long i = (static_cast<long long>(tile.batch) * ", s.m, "LL + row) * ", s.n,
                   "LL + col;\n", element, "  });\n}\n");
 
+  absl::StatusOr<unsigned> grid = LaunchGrid(kernel.name, s.grid);
+  if (!grid.ok()) return grid.status();
   GeneratedKernel generated;
   signature.Fill(generated);
   generated.body = std::move(body);
-  generated.launch.grid = static_cast<unsigned>(s.grid);
+  generated.launch.grid = *grid;
   generated.launch.block = static_cast<unsigned>(s.threads);
   generated.launch.shared_bytes = static_cast<unsigned>(s.shared_bytes);
   return generated;

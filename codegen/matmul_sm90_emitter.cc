@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_types.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
 #include "codegen/matmul_epilogue.h"
 #include "codegen/wgmma_instruction.h"
 
@@ -37,6 +38,8 @@ std::string Bool(bool b) { return b ? "true" : "false"; }
 absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const Kernel& kernel) {
   const MatmulSchedule& s = kernel.matmul;
   const MatmulConfig& c = s.config;
+  // The persistent grid is small, but tile indices are 32-bit.
+  if (absl::StatusOr<unsigned> tiles = LaunchGrid(kernel.name, s.tiles); !tiles.ok()) return tiles.status();
   const NodeId matmul = kernel.nodes.front();
   const DType dtype = graph.node(matmul).dtype;
   KernelSignature signature(graph, kernel);

@@ -13,6 +13,7 @@
 #include "frontends/graph_text.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/stubs/logging.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "graph/verifier.h"
 
@@ -64,6 +65,29 @@ int64_t CountBinaryNodes(absl::string_view bytes) {
   return nodes;
 }
 
+// Protobuf keeps fields it does not know instead of failing; a kiln graph
+// holds none, and silently dropping one could change what the file means.
+absl::Status RefuseUnknownFields(const proto::GraphProto& graph) {
+  auto first_unknown = [](const google::protobuf::Message& message) -> int {
+    const google::protobuf::UnknownFieldSet& unknown = message.GetReflection()->GetUnknownFields(message);
+    return unknown.empty() ? 0 : unknown.field(0).number();
+  };
+  if (const int field = first_unknown(graph); field != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the graph holds field number ", field, ", which the kiln graph format does not have"));
+  }
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (const int field = first_unknown(graph.node(i)); field != 0) {
+      // The name is not validated yet: escaped and cut short.
+      const std::string& name = graph.node(i).name();
+      return absl::InvalidArgumentError(absl::StrCat("node ", i, " (\"", absl::CEscape(name.substr(0, 64)),
+                                                     name.size() > 64 ? "...\"" : "\"", ") holds field number ",
+                                                     field, ", which the kiln graph format does not have"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<proto::GraphProto> ParseProtoBinary(absl::string_view bytes) {
   if (bytes.size() > static_cast<uint64_t>(kMaxGraphFileBytes)) return TooLarge(bytes.size());
   if (CountBinaryNodes(bytes) > kMaxNodes) {
@@ -81,6 +105,7 @@ absl::StatusOr<proto::GraphProto> ParseProtoBinary(absl::string_view bytes) {
     return absl::InvalidArgumentError(
         "the bytes are not a valid kiln graph (malformed or truncated binary protobuf)");
   }
+  if (absl::Status s = RefuseUnknownFields(graph); !s.ok()) return s;
   return graph;
 }
 

@@ -1,8 +1,10 @@
 #include "fusion/planner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "fusion/dead_nodes.h"
 #include "fusion/grouping.h"
 #include "fusion/matmul_schedule.h"
 #include "fusion/op_class.h"
@@ -74,8 +76,10 @@ std::string Kernel::Strategy() const {
 
 namespace {
 
-absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, bool fuse) {
-  if (absl::Status s = VerifyGraph(graph); !s.ok()) return s;
+absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, bool fuse) {
+  if (absl::Status s = VerifyGraph(user_graph); !s.ok()) return s;
+  const std::optional<Graph> live = WithoutDeadNodes(user_graph);
+  const Graph& graph = live.has_value() ? *live : user_graph;
   const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits) : std::vector<bool>(graph.size(), false);
   Grouping grouping = GroupNodes(graph, fuse, folded);
   Plan plan;
@@ -127,10 +131,10 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
       // A matmul starts its group: consumers join it, it never joins another.
       kernel.matmul = ScheduleMatmul(graph, kernel, folded, limits);
     }
-    kernel.traffic = KernelTraffic(graph, kernel);
-    plan.total.bytes_read += kernel.traffic.bytes_read;
-    plan.total.bytes_written += kernel.traffic.bytes_written;
-    plan.total.flops += kernel.traffic.flops;
+    absl::StatusOr<Traffic> traffic = KernelTraffic(graph, kernel);
+    if (!traffic.ok()) return traffic.status();
+    kernel.traffic = *traffic;
+    if (absl::Status s = AddToPlanTotal(graph, kernel, fuse, plan.total); !s.ok()) return s;
     plan.kernels.push_back(std::move(kernel));
   }
   return plan;

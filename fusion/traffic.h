@@ -1,6 +1,7 @@
 // The traffic model of DESIGN.md: compulsory HBM bytes and FLOPs per kernel.
 //
-//   Traffic t = KernelTraffic(graph, kernel);   // kernel.inputs/outputs/row set
+//   Traffic t = *KernelTraffic(graph, kernel);  // kernel.inputs/outputs/row set
+//   AddToPlanTotal(graph, kernel, fused, plan.total)  // fails past kMaxPlanBytes
 //   RooflineSeconds(t, limits)                   // max(bytes / bandwidth, flops / rate)
 //   PlanRoofline(plan, limits)                   // its kernels' bounds, one after another
 //
@@ -11,13 +12,27 @@
 #ifndef KILN_FUSION_TRAFFIC_H_
 #define KILN_FUSION_TRAFFIC_H_
 
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
 #include "graph/graph.h"
 
 namespace kiln {
 
-Traffic KernelTraffic(const Graph& graph, const Kernel& kernel);
+// The most bytes a plan may move, read plus written, in one kernel or in all
+// of them. Every tensor holds at most 2^50 bytes, but a plan may read one
+// many times; 2^62 keeps every total, and the runtime's workspace (at most
+// the plan's writes plus alignment), clear of int64 overflow.
+inline constexpr int64_t kMaxPlanBytes = int64_t{1} << 62;
+
+// Fails when the kernel moves more than kMaxPlanBytes.
+absl::StatusOr<Traffic> KernelTraffic(const Graph& graph, const Kernel& kernel);
+// Adds a kernel's traffic (already computed) to its plan's total; fails when
+// the total would pass kMaxPlanBytes.
+absl::Status AddToPlanTotal(const Graph& graph, const Kernel& kernel, bool fused, Traffic& total);
 double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits);
 // Kernels run one after another, each at its own bound: a plan's total
 // traffic mixes matrix and memory work that no single rate describes.

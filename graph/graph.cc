@@ -15,6 +15,14 @@ std::string NodeLabel(absl::string_view name, OpKind op) {
 
 std::string NodeLabel(const Node& node) { return NodeLabel(node.name, node.op); }
 
+NodeSpec SpecOf(const Node& node) {
+  NodeSpec spec{.name = node.name, .op = node.op, .operands = node.operands,
+                .dtype = node.dtype, .value = node.value, .axes = node.axes,
+                .keepdims = node.keepdims, .perm = node.perm};
+  if (node.op == OpKind::kInput || node.op == OpKind::kReshape) spec.shape = node.shape;
+  return spec;
+}
+
 absl::Status ValidateNodeName(absl::string_view name) {
   if (name.empty()) return absl::InvalidArgumentError("a node has an empty name");
   if (name.size() > 128) {

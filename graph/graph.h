@@ -83,6 +83,10 @@ class Graph {
   absl::flat_hash_map<std::string, NodeId> by_name_;
 };
 
+// The spec that reproduces `node` when added to a graph holding its operands:
+// what the verifier re-infers, and what copies of a graph are built from.
+NodeSpec SpecOf(const Node& node);
+
 // `node "t4" (add)`: how every user-facing message names a node. The name is
 // escaped so that quotes or control characters cannot garble the message.
 std::string NodeLabel(const Node& node);

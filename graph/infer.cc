@@ -158,8 +158,9 @@ absl::Status Inference::InferCast(Node& node) const {
 }
 
 absl::Status Inference::InferReduce(Node& node) const {
-  const bool int_ok = spec_.op != OpKind::kReduceMean;
-  if (absl::Status s = CheckOperandDType(0, int_ok, false); !s.ok()) return s;
+  // Reductions accumulate in f32 on the GPU, which would round an i32 sum;
+  // integer reductions are refused rather than computed inexactly.
+  if (absl::Status s = CheckOperandDType(0, false, false); !s.ok()) return s;
   const Dims& in = operand(0).shape;
   const int64_t rank = static_cast<int64_t>(in.size());
   if (spec_.axes.empty()) return Error("no reduction axes given");
@@ -281,6 +282,11 @@ absl::StatusOr<Node> Inference::Run() {
     case OpFamily::kTranspose: status = InferTranspose(node); break;
   }
   if (!status.ok()) return status;
+  // An inferred shape (a broadcast, a matmul product) obeys the limits an
+  // input's shape does, so every later byte count fits in int64.
+  if (family != OpFamily::kInput && family != OpFamily::kReshape) {
+    if (absl::Status s = CheckShape(node.shape); !s.ok()) return s;
+  }
   return node;
 }
 

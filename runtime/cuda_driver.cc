@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   bind(d->LaunchKernel, {KILN_CUDA_SYMBOL(cuLaunchKernel)});
   bind(d->MemAlloc, {KILN_CUDA_SYMBOL(cuMemAlloc)});
   bind(d->MemFree, {KILN_CUDA_SYMBOL(cuMemFree)});
+  bind(d->MemGetInfo, {KILN_CUDA_SYMBOL(cuMemGetInfo)});
   bind(d->MemcpyHtoD, {KILN_CUDA_SYMBOL(cuMemcpyHtoD)});
   bind(d->MemcpyDtoH, {KILN_CUDA_SYMBOL(cuMemcpyDtoH)});
   bind(d->MemcpyDtoDAsync, {KILN_CUDA_SYMBOL(cuMemcpyDtoDAsync)});

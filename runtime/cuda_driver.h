@@ -67,6 +67,7 @@ class CudaDriver {
   decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;
   decltype(&::cuMemAlloc) MemAlloc = nullptr;
   decltype(&::cuMemFree) MemFree = nullptr;
+  decltype(&::cuMemGetInfo) MemGetInfo = nullptr;
   decltype(&::cuMemcpyHtoD) MemcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) MemcpyDtoH = nullptr;
   decltype(&::cuMemcpyDtoDAsync) MemcpyDtoDAsync = nullptr;

@@ -169,11 +169,29 @@ absl::Status Executable::LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstre
   return absl::OkStatus();
 }
 
+absl::Status Executable::TakeWorkspace(MemoryBudget& budget) const {
+  // In order of where they end, each intermediate adds what it takes past
+  // the ones before (alignment padding, under 256 bytes each, is not counted).
+  std::vector<std::pair<int64_t, NodeId>> ends;
+  for (const auto& [node, offset] : workspace_nodes_) ends.push_back({offset + TensorBytes(graph_.node(node)), node});
+  std::sort(ends.begin(), ends.end());
+  int64_t reached = 0;
+  for (const auto& [end, node] : ends) {
+    const Node& n = graph_.node(node);
+    if (absl::Status s = budget.Take(n, TensorBytes(n), std::max<int64_t>(end - reached, 0)); !s.ok()) return s;
+    reached = std::max(reached, end);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Executable::Run(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                              CUstream stream) {
   if (absl::Status s = device_.Activate(); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
   if (workspace_bytes_ > 0 && workspace_.size() < workspace_bytes_) {
+    absl::StatusOr<MemoryBudget> budget = MemoryBudget::ForDevice();
+    if (!budget.ok()) return budget.status();
+    if (absl::Status s = TakeWorkspace(*budget); !s.ok()) return s;
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(workspace_bytes_);
     if (!buffer.ok()) return buffer.status();
     workspace_ = *std::move(buffer);
@@ -182,29 +200,62 @@ absl::Status Executable::Run(absl::Span<const CUdeviceptr> inputs, absl::Span<co
   return LaunchAll(outputs, stream);
 }
 
+absl::Status Executable::CheckRunOnHostFits() {
+  absl::StatusOr<MemoryBudget> device = MemoryBudget::ForDevice();
+  if (!device.ok()) return device.status();
+  absl::StatusOr<MemoryBudget> host = MemoryBudget::ForHost();
+  if (!host.ok()) return host.status();
+  // On the host the decoded outputs stay (a double per element); the encoded
+  // bytes of one tensor at a time are staged on the way in or out.
+  const Node* largest = nullptr;
+  for (NodeId id : graph_inputs_) {
+    const Node& node = graph_.node(id);
+    if (absl::Status s = device->Take(node, TensorBytes(node)); !s.ok()) return s;
+    if (largest == nullptr || TensorBytes(node) > TensorBytes(*largest)) largest = &node;
+  }
+  for (NodeId id : graph_.outputs()) {
+    const Node& node = graph_.node(id);
+    if (absl::Status s = device->Take(node, TensorBytes(node)); !s.ok()) return s;
+    const int64_t decoded = NumElements(node.shape) * static_cast<int64_t>(sizeof(double));
+    if (absl::Status s = host->Take(node, decoded); !s.ok()) return s;
+    if (largest == nullptr || TensorBytes(node) > TensorBytes(*largest)) largest = &node;
+  }
+  if (absl::Status s = host->Take(*largest, TensorBytes(*largest)); !s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  return workspace_.size() < workspace_bytes_ ? TakeWorkspace(*device) : absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<HostTensor>> Executable::RunOnHost(absl::Span<const HostTensor> inputs) {
   if (absl::Status s = device_.Activate(); !s.ok()) return s;
   if (inputs.size() != graph_inputs_.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the graph takes ", graph_inputs_.size(), " inputs; got ", inputs.size()));
   }
-  std::vector<DeviceBuffer> in_buffers, out_buffers;
-  std::vector<CUdeviceptr> in_ptrs, out_ptrs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Node& node = graph_.node(graph_inputs_[i]);
     if (inputs[i].dtype != node.dtype || inputs[i].shape != node.shape) {
       return absl::InvalidArgumentError(absl::StrCat("input for ", NodeLabel(node), " must be ",
                                                      DTypeName(node.dtype), DimsString(node.shape)));
     }
+  }
+  if (absl::Status s = CheckRunOnHostFits(); !s.ok()) return s;
+  // A failed allocation despite the check (fragmentation, another process)
+  // still names the tensor.
+  auto for_node = [](const Node& node, const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(NodeLabel(node), ": ", s.message()));
+  };
+  std::vector<DeviceBuffer> in_buffers, out_buffers;
+  std::vector<CUdeviceptr> in_ptrs, out_ptrs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string bytes = EncodeTensor(inputs[i]);
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::FromHost(bytes.data(), static_cast<int64_t>(bytes.size()));
-    if (!buffer.ok()) return buffer.status();
+    if (!buffer.ok()) return for_node(graph_.node(graph_inputs_[i]), buffer.status());
     in_ptrs.push_back(buffer->ptr());
     in_buffers.push_back(*std::move(buffer));
   }
   for (NodeId o : graph_.outputs()) {
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(TensorBytes(graph_.node(o)));
-    if (!buffer.ok()) return buffer.status();
+    if (!buffer.ok()) return for_node(graph_.node(o), buffer.status());
     if (absl::Status s = buffer->Memset8(0xff); !s.ok()) return s;  // NaN in every float dtype
     out_ptrs.push_back(buffer->ptr());
     out_buffers.push_back(*std::move(buffer));

@@ -30,6 +30,7 @@
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/memory_budget.h"
 
 namespace kiln {
 
@@ -64,12 +65,15 @@ class Executable {
   DeviceLimits limits() const { return limits_; }
 
   // `inputs` and `outputs` follow graph.inputs() and graph.outputs(); every
-  // pointer must be 16-byte aligned (cuMemAlloc's are).
+  // pointer must be 16-byte aligned (cuMemAlloc's are). The first call
+  // allocates the workspace, refused when it does not fit in free memory.
   absl::Status Run(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                    CUstream stream = nullptr);
 
   // Copies inputs to the device, fills the outputs with NaN bytes (so an
   // element no kernel writes cannot pass a check), runs, and copies back.
+  // Buffers that would not fit in free device or host memory are refused
+  // first, naming the tensor (runtime/memory_budget.h).
   absl::StatusOr<std::vector<HostTensor>> RunOnHost(absl::Span<const HostTensor> inputs);
 
   // Median times over `iterations` runs after a warm-up, per kernel and for
@@ -84,6 +88,11 @@ class Executable {
   absl::Status Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status LaunchKernel(size_t k, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the workspace's intermediates against `budget`, naming the first
+  // one that does not fit.
+  absl::Status TakeWorkspace(MemoryBudget& budget) const;
+  // Whether RunOnHost's device buffers and host staging fit in free memory.
+  absl::Status CheckRunOnHostFits();
   absl::Status LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Graph graph_;

@@ -9,6 +9,10 @@
 //   ops:
 //     input: 1
 //     reduce_sum: 1
+//
+// Nodes that no output depends on are listed after the ops, as dropped from
+// the plan.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -18,6 +22,7 @@
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
+#include "fusion/dead_nodes.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -50,6 +55,16 @@ int RunCheckCommand(const std::vector<std::string>& args) {
   absl::PrintF("ops:\n");
   for (int op = 0; op < kNumOpKinds; ++op) {
     if (counts[op] > 0) absl::PrintF("  %s: %d\n", OpName(static_cast<OpKind>(op)), counts[op]);
+  }
+  const std::vector<NodeId> dead = DeadNodes(*graph);
+  if (!dead.empty()) {
+    absl::PrintF("unused, dropped from the plan (no output depends on them):\n");
+    constexpr size_t kListed = 20;
+    for (size_t i = 0; i < std::min(dead.size(), kListed); ++i) {
+      const Node& node = graph->node(dead[i]);
+      absl::PrintF("  %s: %s%s (%s)\n", node.name, DTypeName(node.dtype), DimsString(node.shape), OpName(node.op));
+    }
+    if (dead.size() > kListed) absl::PrintF("  ... and %d more\n", dead.size() - kListed);
   }
   return kExitOk;
 }

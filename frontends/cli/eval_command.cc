@@ -37,13 +37,15 @@ constexpr int64_t kScaleDownMaxDim = 256;
 constexpr int64_t kMaxEvalElements = int64_t{1} << 26;
 constexpr size_t kValuesShown = 8;
 
-absl::Status CheckEvalSize(const Graph& graph) {
+// A scaled-down graph is checked too: 256 per dim is still 2^64 elements at rank 8.
+absl::Status CheckEvalSize(const Graph& graph, bool scaled_down) {
   for (const Node& node : graph.nodes()) {
     const int64_t elements = NumElements(node.shape);
     if (elements > kMaxEvalElements) {
       return absl::InvalidArgumentError(absl::StrCat(
-          NodeLabel(node), " holds ", elements, " elements, more than the ", kMaxEvalElements,
-          " the CPU reference evaluates quickly; rerun with --scale-down"));
+          NodeLabel(node), " holds ", elements, " elements", scaled_down ? " after scaling down" : "",
+          ", more than the ", kMaxEvalElements, " the CPU reference evaluates quickly",
+          scaled_down ? "" : "; rerun with --scale-down"));
     }
   }
   return absl::OkStatus();
@@ -76,10 +78,9 @@ int RunEvalCommand(const std::vector<std::string>& args) {
   if (absl::GetFlag(FLAGS_scale_down)) {
     graph = ScaleDownGraph(*graph, kScaleDownMaxDim);
     if (!graph.ok()) return ReportError(graph.status());
-    absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
-  } else if (absl::Status s = CheckEvalSize(*graph); !s.ok()) {
-    return ReportError(s);
   }
+  if (absl::Status s = CheckEvalSize(*graph, absl::GetFlag(FLAGS_scale_down)); !s.ok()) return ReportError(s);
+  if (absl::GetFlag(FLAGS_scale_down)) absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
 
   const uint64_t seed = absl::GetFlag(FLAGS_seed);
   std::vector<HostTensor> inputs;

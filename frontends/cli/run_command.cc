@@ -22,6 +22,7 @@
 #include "runtime/event_timer.h"
 #include "runtime/executable.h"
 #include "runtime/host_transfer.h"
+#include "runtime/memory_budget.h"
 #include "runtime/nvrtc_compiler.h"
 
 ABSL_FLAG(bool, unfused, false, "run/emit the unfused baseline: one kernel per op");
@@ -113,6 +114,13 @@ int RunRunCommand(const std::vector<std::string>& args) {
   if (!exe.ok()) return ReportError(exe.status());
   const double compile_ms = MillisSince(start);
 
+  // Random inputs are doubles on the host: refused, naming the tensor, if they cannot fit.
+  absl::StatusOr<MemoryBudget> host = MemoryBudget::ForHost();
+  if (!host.ok()) return ReportError(host.status());
+  for (NodeId id : graph->inputs()) {
+    const Node& node = graph->node(id);
+    if (absl::Status s = host->Take(node, NumElements(node.shape) * 8); !s.ok()) return ReportError(s);
+  }
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
     const Node& node = graph->node(graph->inputs()[i]);

@@ -88,6 +88,27 @@ TEST(BadInputTest, DeeplyNestedBytesAreRefused) {
   EXPECT_EQ(Error(ParseGraphBinary(nested)), kNotAGraph);
 }
 
+// Protobuf would keep unknown fields and let the parse succeed; a binary
+// file is refused for them just as a text file is (TextSyntaxErrors...).
+TEST(BadInputTest, UnknownFieldsInBinaryAreRefused) {
+  absl::StatusOr<Graph> graph = BuildWorkload("row_sum", DType::kF32, {4, 8});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::string bytes = SerializeGraphBinary(*graph);
+  // Field 17, varint 1, at the top level.
+  EXPECT_EQ(Error(ParseGraphBinary(bytes + "\x88\x01\x01")),
+            "the graph holds field number 17, which the kiln graph format does not have");
+  // Field 12, length-delimited "ab", inside the first node.
+  proto::GraphProto with_node_field;
+  ASSERT_TRUE(with_node_field.ParseFromString(bytes));
+  with_node_field.mutable_node(0)->GetReflection()->MutableUnknownFields(with_node_field.mutable_node(0))
+      ->AddLengthDelimited(12, "ab");
+  EXPECT_EQ(Error(ParseGraphBinary(with_node_field.SerializeAsString())),
+            "node 0 (\"x\") holds field number 12, which the kiln graph format does not have");
+  // A group (wire type 3) of an unknown number, after a node.
+  EXPECT_EQ(Error(ParseGraphBinary(bytes + "\xa3\x06\xa4\x06")),
+            "the graph holds field number 100, which the kiln graph format does not have");
+}
+
 TEST(BadInputTest, TextSyntaxErrorsGiveLineAndColumn) {
   EXPECT_EQ(Error(ParseGraphText("format_version: 1\nnode { name: \"x\" op: \"input\" shape: [4, abc] }\n")),
             "line 2, column 41: Expected integer, got: abc");
@@ -159,6 +180,23 @@ TEST(BadInputTest, BadDims) {
   EXPECT_EQ(Error(ParseGraphText(TextGraph(
                 R"pb(node { name: "y" op: "input" dtype: F32 shape: [1, 1, 1, 1, 1, 1, 1, 1, 1] })pb"))),
             "node \"y\" (input): rank 9 exceeds the maximum rank 8");
+}
+
+// Inferred shapes are checked like input shapes: these reproducers once
+// passed `check` and overflowed int64 during planning.
+TEST(BadInputTest, InferredShapesPastTheElementLimit) {
+  EXPECT_EQ(Error(ParseGraphText(TextGraph(R"pb(
+              node { name: "a" op: "input" dtype: F32 shape: [4294967296, 1] }
+              node { name: "b" op: "input" dtype: F32 shape: [1, 4294967296] }
+              node { name: "y" op: "add" operand: ["a", "b"] }
+            )pb"))),
+            "node \"y\" (add): shape [4294967296,4294967296] has more than 2^48 elements");
+  EXPECT_EQ(Error(ParseGraphText(TextGraph(R"pb(
+              node { name: "a" op: "input" dtype: BF16 shape: [1099511627776, 1] }
+              node { name: "b" op: "input" dtype: BF16 shape: [1, 1099511627776] }
+              node { name: "y" op: "matmul" operand: ["a", "b"] }
+            )pb"))),
+            "node \"y\" (matmul): shape [1099511627776,1099511627776] has more than 2^48 elements");
 }
 
 TEST(BadInputTest, BroadcastMismatch) {

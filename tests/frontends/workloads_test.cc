@@ -173,8 +173,8 @@ TEST(WorkloadsTest, BuildWorkloadErrors) {
   ExpectInvalid(BuildWorkload("gelu_naive", DType::kI32, {4}).status(),
                 "node \"constant_3\" (constant): value 0.044715 is not a valid i32");
   ExpectInvalid(BuildWorkload("softmax_naive", DType::kI32, {4, 8}).status(),
-                "node \"exp_3\" (exp): operand 0 (\"d\") has dtype i32, which this op does not "
-                "accept");
+                "node \"reduce_max_1\" (reduce_max): operand 0 (\"x\") has dtype i32, which this op does "
+                "not accept");
 }
 
 }  // namespace

@@ -141,9 +141,9 @@ TEST_F(InferTest, Reductions) {
       Add({.name = "all", .op = OpKind::kReduceMean, .operands = {x}, .axes = {0, 1, 2}});
   EXPECT_THAT(all.shape, ElementsAre());
   EXPECT_EQ(all.dtype, DType::kF32);
-  NodeId n = Input("n", DType::kI32, {5});
-  const Node& imin = Add({.name = "imin", .op = OpKind::kReduceMin, .operands = {n}, .axes = {0}});
-  EXPECT_EQ(imin.dtype, DType::kI32);
+  NodeId h = Input("h", DType::kF16, {5});
+  const Node& hmin = Add({.name = "hmin", .op = OpKind::kReduceMin, .operands = {h}, .axes = {0}});
+  EXPECT_EQ(hmin.dtype, DType::kF16);
 }
 
 TEST_F(InferTest, MatmulReshapeTranspose) {
@@ -227,6 +227,27 @@ TEST_F(InferTest, ShapeErrors) {
                 "node \"c\" (constant): value 0.5 is not a valid bool");
 }
 
+// Inferred shapes obey the limits input shapes do, so no byte count of a
+// valid graph overflows.
+TEST_F(InferTest, InferredShapesAreCheckedLikeInputShapes) {
+  NodeId col = Input("a", DType::kF32, {int64_t{1} << 32, 1});
+  NodeId row = Input("b", DType::kF32, {1, int64_t{1} << 32});
+  ExpectInvalid(Error({.name = "c", .op = OpKind::kAdd, .operands = {col, row}}),
+                "node \"c\" (add): shape [4294967296,4294967296] has more than 2^48 elements");
+  NodeId cond = Input("cond", DType::kBool, {int64_t{1} << 32, 1});
+  ExpectInvalid(Error({.name = "s", .op = OpKind::kSelect, .operands = {cond, row, row}}),
+                "node \"s\" (select): shape [4294967296,4294967296] has more than 2^48 elements");
+  NodeId tall = Input("tall", DType::kF32, {int64_t{1} << 40, 1});
+  NodeId wide = Input("wide", DType::kF32, {1, int64_t{1} << 40});
+  ExpectInvalid(Error({.name = "m", .op = OpKind::kMatmul, .operands = {tall, wide}}),
+                "node \"m\" (matmul): shape [1099511627776,1099511627776] has more than 2^48 elements");
+  // At the limit itself the product is accepted.
+  NodeId limit_col = Input("lc", DType::kF32, {int64_t{1} << 24, 1});
+  NodeId limit_row = Input("lr", DType::kF32, {1, int64_t{1} << 24});
+  EXPECT_THAT(Add({.name = "ok", .op = OpKind::kMul, .operands = {limit_col, limit_row}}).shape,
+              ElementsAre(int64_t{1} << 24, int64_t{1} << 24));
+}
+
 TEST_F(InferTest, DTypeErrors) {
   NodeId f = Input("f", DType::kF32, {4});
   NodeId h = Input("h", DType::kBF16, {4});
@@ -257,6 +278,12 @@ TEST_F(InferTest, DTypeErrors) {
   ExpectInvalid(Error({.name = "m", .op = OpKind::kReduceMean, .operands = {n}, .axes = {0}}),
                 "node \"m\" (reduce_mean): operand 0 (\"n\") has dtype i32, which this op does not "
                 "accept");
+  // Kernels reduce in f32, which cannot hold every i32 sum exactly.
+  for (OpKind op : {OpKind::kReduceSum, OpKind::kReduceMax, OpKind::kReduceMin}) {
+    ExpectInvalid(Error({.name = "m", .op = op, .operands = {n}, .axes = {0}}),
+                  absl::StrCat("node \"m\" (", OpName(op),
+                               "): operand 0 (\"n\") has dtype i32, which this op does not accept"));
+  }
   ExpectInvalid(Error({.name = "m", .op = OpKind::kReduceSum, .operands = {p}, .axes = {0}}),
                 "node \"m\" (reduce_sum): operand 0 (\"p\") has dtype bool, which this op does not "
                 "accept");

@@ -11,65 +11,22 @@
 #include "frontends/workloads.h"
 #include "fusion/matmul_candidates.h"
 #include "fusion/planner.h"
-#include "graph/reference.h"
 #include "gtest/gtest.h"
-#include "runtime/executable.h"
+#include "tests/differential.h"
 #include "tests/matmul_test_graphs.h"
 
 namespace kiln {
 namespace {
 
-class MatmulGpuTest : public ::testing::Test {
+class MatmulGpuTest : public SharedDeviceTest {
  protected:
-  static void SetUpTestSuite() {
-    absl::StatusOr<std::unique_ptr<Device>> device = Device::Open();
-    if (device.ok()) {
-      device_ = device->release();
-    } else {
-      *skip_reason_ = std::string(device.status().message());
-    }
-  }
-  void SetUp() override {
-    if (device_ == nullptr) GTEST_SKIP() << "no CUDA device: " << *skip_reason_;
-  }
-
-  // Empty when every output of the fused plan (with `config` on its matmul
-  // kernels, when given) and of the unfused plan matches the reference.
+  // Empty when both plans (with `config` on their matmul kernels, when
+  // given) match the reference.
   static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt) {
-    std::vector<HostTensor> inputs;
-    for (size_t i = 0; i < graph.inputs().size(); ++i) {
-      const Node& node = graph.node(graph.inputs()[i]);
-      inputs.push_back(RandomTensor(node.dtype, node.shape, seed + i));
-    }
-    absl::StatusOr<std::vector<HostTensor>> reference = EvaluateReference(graph, inputs);
-    if (!reference.ok()) return std::string(reference.status().message());
-    std::string failures;
-    for (bool fuse : {true, false}) {
-      if (!fuse && config.has_value()) continue;
-      absl::StatusOr<std::unique_ptr<Executable>> exe =
-          Executable::Compile(graph, *device_, *cache_, {.fuse = fuse, .matmul_config = config});
-      if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
-      absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
-      if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
-      for (size_t j = 0; j < outputs->size(); ++j) {
-        const double error = RelativeError((*outputs)[j], (*reference)[j]);
-        if (!(error < CheckTolerance(graph))) {
-          absl::StrAppend(&failures, fuse ? "fused" : "unfused", " output ", j, " (",
-                          graph.node(graph.outputs()[j]).name, ") relative error ", error, "; ");
-        }
-      }
-    }
-    return failures;
+    static KernelCache* cache = new KernelCache({.use_disk = false});
+    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config);
   }
-
-  static Device* device_;
-  static KernelCache* cache_;
-  static std::string* skip_reason_;
 };
-
-Device* MatmulGpuTest::device_ = nullptr;
-KernelCache* MatmulGpuTest::cache_ = new KernelCache({.use_disk = false});
-std::string* MatmulGpuTest::skip_reason_ = new std::string;
 
 TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
   const std::vector<std::pair<std::string, Graph>> graphs = {
@@ -77,7 +34,7 @@ TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
       {"f16 partial tiles, two outputs", BatchedMatmulWithEpilogue(DType::kF16, 1, 300, 264, 136)},
       {"bf16 element copies (mma.sync)", *MatmulRelu(DType::kBF16, 100, 60, 20)},
   };
-  const DeviceLimits limits = DeviceLimitsOf(device_->info());
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
   for (const auto& [name, graph] : graphs) {
     const Plan plan = *PlanFusion(graph, limits);
     for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul, limits)) {
