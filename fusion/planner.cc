@@ -19,6 +19,7 @@ absl::string_view KernelKindName(KernelKind kind) {
     case KernelKind::kReduction: return "reduction";
     case KernelKind::kMatmul: return "matmul";
     case KernelKind::kTranspose: return "transpose";
+    case KernelKind::kSlice: return "slice";
   }
   return "?";
 }
@@ -49,7 +50,8 @@ std::string Kernel::Strategy() const {
     case KernelKind::kMatmul:
       return absl::StrCat(matmul.tensor_cores ? "tensor cores" : "CUDA cores", ", ", matmul.block_m, "x",
                           matmul.block_n, "x", matmul.block_k, " tiles, ", matmul.stages, " stages");
-    case KernelKind::kTranspose: return "index-mapped copy";
+    case KernelKind::kTranspose:
+    case KernelKind::kSlice: return "index-mapped copy";
   }
   return "?";
 }
@@ -76,7 +78,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
     const int gid = static_cast<int>(k);
     for (NodeId n : group.nodes) {
       for (NodeId p : graph.node(n).operands) {
-        if (plan.kernel_of[p] == gid || graph.node(p).op == OpKind::kConstant) continue;
+        if (plan.kernel_of[p] == gid || IsScalarConstant(graph.node(p))) continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), p) == kernel.inputs.end()) {
           kernel.inputs.push_back(p);
         }

@@ -8,7 +8,7 @@
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
 #include "runtime/event_timer.h"
-#include "runtime/host_transfer.h"
+#include "graph/tensor_bytes.h"
 #include "runtime/memory_planner.h"
 
 namespace kiln {
@@ -31,6 +31,9 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   if (!plan.ok()) return plan.status();
   std::unique_ptr<Executable> exe(new Executable(graph, *std::move(plan), device));
   exe->limits_ = limits;
+  absl::StatusOr<ConstantBuffers> constants = ConstantBuffers::Upload(exe->graph_, exe->plan_);
+  if (!constants.ok()) return constants.status();
+  exe->constants_ = *std::move(constants);
   const Graph& g = exe->graph_;
   const Plan& p = exe->plan_;
 
@@ -104,6 +107,7 @@ absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<c
     return absl::OkStatus();
   };
   std::fill(addresses_.begin(), addresses_.end(), 0);
+  constants_.Bind(addresses_);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = check_aligned(inputs[i], graph_inputs_[i]); !s.ok()) return s;
     addresses_[graph_inputs_[i]] = inputs[i];

@@ -9,6 +9,7 @@
 //   ops:
 //     input: 1
 //     reduce_sum: 1
+//   parameters: 0 in 0 tensor constants (0 bytes)
 #include <array>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
+#include "fusion/plan_report.h"
+#include "graph/parameters.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -51,6 +54,9 @@ int RunCheckCommand(const std::vector<std::string>& args) {
   for (int op = 0; op < kNumOpKinds; ++op) {
     if (counts[op] > 0) absl::PrintF("  %s: %d\n", OpName(static_cast<OpKind>(op)), counts[op]);
   }
+  const Parameters parameters = CountParameters(*graph);
+  absl::PrintF("parameters: %s in %d tensor constants (%s bytes)\n", GroupedNumber(parameters.elements),
+               parameters.tensors, GroupedNumber(parameters.bytes));
   return kExitOk;
 }
 

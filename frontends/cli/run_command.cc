@@ -21,7 +21,7 @@
 #include "graph/reference.h"
 #include "runtime/event_timer.h"
 #include "runtime/executable.h"
-#include "runtime/host_transfer.h"
+#include "graph/tensor_bytes.h"
 #include "runtime/nvrtc_compiler.h"
 
 ABSL_FLAG(bool, unfused, false, "run/emit the unfused baseline: one kernel per op");

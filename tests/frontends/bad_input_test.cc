@@ -36,7 +36,7 @@ TEST(BadInputTest, EveryTruncationOfABinaryGraphFails) {
     ASSERT_FALSE(graph.ok()) << "cut at " << cut;
     EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument) << graph.status();
   }
-  EXPECT_EQ(Error(ParseGraphBinary("")), "graph has no format_version; this kiln reads version 1");
+  EXPECT_EQ(Error(ParseGraphBinary("")), "graph has no format_version; this kiln reads version 2");
   // Inside the output's name, then inside the last node.
   EXPECT_EQ(Error(ParseGraphBinary(absl::string_view(bytes).substr(0, bytes.size() - 1))), kNotAGraph);
   EXPECT_EQ(Error(ParseGraphBinary(absl::string_view(bytes).substr(0, bytes.size() - 5))), kNotAGraph);
@@ -204,10 +204,24 @@ TEST(BadInputTest, Outputs) {
 }
 
 TEST(BadInputTest, FormatVersions) {
-  EXPECT_EQ(Error(ParseGraphText("format_version: 2\n")),
-            "graph has format_version 2, newer than the version 1 this kiln reads; upgrade kiln");
+  EXPECT_EQ(Error(ParseGraphText("format_version: 3\n")),
+            "graph has format_version 3, newer than the version 2 this kiln reads; upgrade kiln");
   EXPECT_EQ(Error(ParseGraphText(R"pb(node { name: "x" op: "input" dtype: F32 } output: "x")pb")),
-            "graph has no format_version; this kiln reads version 1");
+            "graph has no format_version; this kiln reads version 2");
+  // Version 1 predates tensor constants and slices.
+  EXPECT_EQ(Error(ParseGraphText(
+                R"pb(format_version: 1 node { name: "c" op: "constant" dtype: I32 shape: 1 data: "\001\000\000\000" } output: "c")pb")),
+            "node \"c\" (constant): tensor constants need format_version 2; the file says 1");
+  EXPECT_EQ(Error(ParseGraphText(R"pb(format_version: 1
+                                      node { name: "x" op: "input" dtype: F32 shape: 4 }
+                                      node { name: "y" op: "slice" operand: "x" shape: 2 starts: 0 steps: 2 }
+                                      output: "y")pb")),
+            "node \"y\" (slice): slices need format_version 2; the file says 1");
+  EXPECT_TRUE(ParseGraphText(R"pb(format_version: 2
+                                  node { name: "x" op: "input" dtype: F32 shape: 4 }
+                                  node { name: "y" op: "slice" operand: "x" shape: 2 starts: 0 steps: 2 }
+                                  output: "y")pb")
+                  .ok());
 }
 
 TEST(BadInputTest, NamesAreEscapedInMessages) {

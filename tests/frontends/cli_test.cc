@@ -103,7 +103,8 @@ TEST_F(CliTest, CheckSummarizesABundledGraph) {
                                "  constant: 4\n"
                                "  tanh: 1\n"
                                "  add: 2\n"
-                               "  mul: 6\n");
+                               "  mul: 6\n"
+                               "parameters: 0 in 0 tensor constants (0 bytes)\n");
 }
 
 TEST_F(CliTest, CheckReportsABadFileOnOneLine) {
