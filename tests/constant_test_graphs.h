@@ -20,7 +20,7 @@ inline Graph DenseLayerWithWeights(DType dtype, int64_t m, int64_t n, int64_t k)
   Value w = b.Constant(RandomTensor(dtype, {k, n}, 11)).Named("w");
   Value bias = b.Constant(RandomTensor(dtype, {n}, 12)).Named("bias");
   Value mask = b.Constant(RandomTensor(DType::kBool, {m, n}, 13)).Named("mask");
-  Value y = Select(mask, Relu(Matmul(x, w) + bias), b.Constant(0.0, dtype)).Named("y");
+  Value y = Select(mask, Relu(Matmul(x, w) + bias), b.Constant(0.0, dtype).Named("zero")).Named("y");
   return *b.Build({y});
 }
 

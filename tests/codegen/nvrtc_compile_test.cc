@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
+#include "tests/constant_test_graphs.h"
 #include "tests/matmul_test_graphs.h"
 
 namespace kiln {
@@ -79,6 +80,13 @@ TEST(NvrtcCompileTest, MatmulOnEveryPathWithEpilogues) {
   ExpectEveryKernelCompiles(*MatmulRelu(DType::kBF16, 100, 64, 20));   // element copies
   ExpectEveryKernelCompiles(*MatmulRelu(DType::kF32, 33, 17, 9));      // element copies
   ExpectEveryKernelCompiles(BatchedMatmulWithEpilogue(DType::kBF16, 2, 96, 80, 64));
+}
+
+TEST(NvrtcCompileTest, TensorConstantsAndSlices) {
+  ExpectEveryKernelCompiles(DenseLayerWithWeights(DType::kBF16, 128, 96, 64));
+  ExpectEveryKernelCompiles(DenseLayerWithWeights(DType::kF32, 33, 17, 9));
+  ExpectEveryKernelCompiles(ReshapedConstants());
+  ExpectEveryKernelCompiles(SplitAndBroadcast(DType::kBF16, 100, 64));
 }
 
 TEST(NvrtcCompileTest, EveryAcceptedMatmulTileCompiles) {
