@@ -1,6 +1,6 @@
 # kiln: `make demo` and `make test` are all a newcomer needs (see README.md).
 BUILD ?= build
-DEB_PACKAGES := cmake ninja-build g++ libabsl-dev libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev
+DEB_PACKAGES := cmake ninja-build g++ libabsl-dev libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev
 CUDA_ROOT ?= $(firstword $(wildcard /usr/local/cuda) /usr)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 

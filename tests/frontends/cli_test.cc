@@ -281,7 +281,7 @@ class KilnBinaryTest : public CliTest {
 constexpr char kUsage[] =
     "usage:\n"
     "  kiln check FILE\n"
-    "  kiln eval FILE [--seed N] [--scale-down]\n"
+    "  kiln eval FILE [--seed N] [--scale-down] [--inputs name=path.npy,...] [--save-outputs DIR]\n"
     "  kiln workload NAME DTYPE DIMS [--out FILE]\n";
 
 TEST_F(KilnBinaryTest, BadUsePrintsTheUsage) {
