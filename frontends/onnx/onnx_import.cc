@@ -128,8 +128,10 @@ absl::StatusOr<std::vector<Value>> Importer::Outputs(const onnx::GraphProto& gra
       if (!dtype.ok()) return absl::UnimplementedError(absl::StrCat("graph output ", Quoted(output.name()), ": ", dtype.status().message()));
       value = state_.builder().Constant(HostTensor{.dtype = *dtype, .shape = v.shape, .data = v.known->data});
       value = value.Named(state_.UniqueName(output.name()));
-    } else if (used.contains(value.id()) || state_.builder().graph().node(value.id()).op == OpKind::kInput) {
-      // A second output of one value (or an input passed through) is a view of it under the output's name.
+    } else if (used.contains(value.id()) || state_.builder().graph().FindNode(output.name()).value_or(-1) != value.id()) {
+      // An output whose value has another name (an input or a value passed
+      // through Identity, or a second output of one value) is a view of it
+      // under the output's name.
       value = state_.builder().Add({.name = state_.UniqueName(output.name()), .op = OpKind::kReshape, .shape = v.shape},
                                    {value});
     }
