@@ -1,10 +1,10 @@
 # kiln: `make demo` and `make test` are all a newcomer needs (see README.md).
 BUILD ?= build
-DEB_PACKAGES := cmake ninja-build g++ libabsl-dev libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev
+DEB_PACKAGES := cmake ninja-build g++ libabsl-dev libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev python3-venv
 CUDA_ROOT ?= $(firstword $(wildcard /usr/local/cuda) /usr)
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 
-.PHONY: all deps configure build test demo clean
+.PHONY: all deps configure build test demo clean oracle oracle-check
 
 all: build
 
@@ -28,6 +28,21 @@ test: build
 
 demo: build
 	bash frontends/demo.sh $(BUILD)
+
+# The ONNX oracle (tests/onnx/README.md): onnx and onnxruntime from PyPI in a
+# venv. `oracle` rewrites the committed test models; `oracle-check` (run by CI)
+# checks that the script still writes exactly them.
+ORACLE_VENV ?= $(BUILD)/oracle-venv
+$(ORACLE_VENV)/installed: tests/onnx/requirements.txt
+	python3 -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/pip install -q -r tests/onnx/requirements.txt
+	touch $@
+
+oracle: deps $(ORACLE_VENV)/installed
+	$(ORACLE_VENV)/bin/python tests/onnx/make_models.py tests/onnx/models
+
+oracle-check: deps $(ORACLE_VENV)/installed
+	$(ORACLE_VENV)/bin/python tests/onnx/make_models.py --check tests/onnx/models
 
 clean:
 	rm -rf $(BUILD)

@@ -279,6 +279,9 @@ def write(out_dir, writer, model, external=False):
     results = run_onnxruntime(model, writer.feeds)
     path = os.path.join(out_dir, f"{writer.name}.onnx")
     if external:
+        data = os.path.join(out_dir, f"{writer.name}.onnx.data")
+        if os.path.exists(data):
+            os.remove(data)  # onnx appends to an existing file
         onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
                         location=f"{writer.name}.onnx.data", size_threshold=0)
     else:
