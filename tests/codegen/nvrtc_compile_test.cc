@@ -13,6 +13,7 @@
 #include "runtime/nvrtc_compiler.h"
 #include "tests/constant_test_graphs.h"
 #include "tests/matmul_test_graphs.h"
+#include "tests/onnx_models.h"
 
 namespace kiln {
 namespace {
@@ -87,6 +88,13 @@ TEST(NvrtcCompileTest, TensorConstantsAndSlices) {
   ExpectEveryKernelCompiles(DenseLayerWithWeights(DType::kF32, 33, 17, 9));
   ExpectEveryKernelCompiles(ReshapedConstants());
   ExpectEveryKernelCompiles(SplitAndBroadcast(DType::kBF16, 100, 64));
+}
+
+TEST(NvrtcCompileTest, OnnxTestModels) {
+  for (const char* model : {"mlp", "gpt2_block_opset17", "elementwise_ops", "layout_ops"}) {
+    SCOPED_TRACE(model);
+    ExpectEveryKernelCompiles(LoadOnnxCase(model).graph);
+  }
 }
 
 TEST(NvrtcCompileTest, EveryAcceptedMatmulTileCompiles) {
