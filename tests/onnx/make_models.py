@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 
+import ml_dtypes
 import numpy as np
 import onnx
 import onnxruntime
@@ -33,9 +34,11 @@ HD = D // H
 class ModelWriter:
     """Collects the nodes, initializers and value infos of one ONNX graph."""
 
-    def __init__(self, name, seed):
+    def __init__(self, name, seed, float_dtype=np.float32):
         self.name = name
         self.rng = np.random.default_rng(seed)
+        # Float inputs, weights and constants are stored in this type (bf16 for the benchmark).
+        self.float_dtype = float_dtype
         self.nodes, self.initializers, self.inputs, self.outputs = [], [], [], []
         self.feeds = {}
         self.count = 0
@@ -46,6 +49,7 @@ class ModelWriter:
 
     def input(self, name, shape, dtype=np.float32, values=None):
         array = values if values is not None else self.rng.uniform(-2, 2, size=shape).astype(dtype)
+        array = self.floats(array)
         self.feeds[name] = array
         elem = helper.np_dtype_to_tensor_dtype(array.dtype)
         self.inputs.append(helper.make_tensor_value_info(name, elem, list(array.shape)))
@@ -57,14 +61,17 @@ class ModelWriter:
             scale = scale if scale is not None else 1.0 / math.sqrt(shape[0])
             array = (self.rng.standard_normal(shape) * scale).astype(np.float32)
         name = f"{stem}"
-        self.initializers.append(numpy_helper.from_array(np.asarray(array), name))
+        self.initializers.append(numpy_helper.from_array(self.floats(np.asarray(array)), name))
         return name
+
+    def floats(self, array):
+        return array.astype(self.float_dtype) if array.dtype == np.float32 else array
 
     def const(self, values, stem="const"):
         """A Constant node, as PyTorch's exporter writes small constants."""
         out = self.fresh(stem) + "_output_0"
         self.nodes.append(helper.make_node("Constant", [], [out], name=self.fresh(stem),
-                                           value=numpy_helper.from_array(np.asarray(values))))
+                                           value=numpy_helper.from_array(self.floats(np.asarray(values)))))
         return out
 
     def op(self, op_type, inputs, stem=None, outputs=1, **attrs):
@@ -120,9 +127,9 @@ def mlp(name="mlp"):
     return w, w.model(13)
 
 
-def layer_norm(w, x, stem, opset):
-    gamma = w.weight(f"{stem}.weight", [D], values=(1.0 + 0.1 * w.rng.standard_normal(D)).astype(np.float32))
-    beta = w.weight(f"{stem}.bias", [D], values=(0.1 * w.rng.standard_normal(D)).astype(np.float32))
+def layer_norm(w, x, stem, opset, d):
+    gamma = w.weight(f"{stem}.weight", [d], values=(1.0 + 0.1 * w.rng.standard_normal(d)).astype(np.float32))
+    beta = w.weight(f"{stem}.bias", [d], values=(0.1 * w.rng.standard_normal(d)).astype(np.float32))
     if opset == 17:
         return w.op("LayerNormalization", [x, gamma, beta], axis=-1, epsilon=1e-5)
     # Decomposed, as exporters write it before opset 17; opset 18 takes the axes as an input.
@@ -136,7 +143,7 @@ def layer_norm(w, x, stem, opset):
     return w.op("Add", [w.op("Mul", [w.op("Div", [d, std]), gamma]), beta])
 
 
-def heads_shape(w, x):
+def heads_shape(w, x, h, hd):
     # The reshape target from the input's own shape, as PyTorch exports
     # x.view(B, S, H, HD): Shape -> Gather -> Unsqueeze -> Concat, folded at import.
     shape = w.op("Shape", [x])
@@ -144,39 +151,43 @@ def heads_shape(w, x):
     for i in (0, 1):
         g = w.op("Gather", [shape, w.const(np.array(i, dtype=np.int64))], axis=0)
         dims.append(w.op("Unsqueeze", [g, w.const(np.array([0], dtype=np.int64))]))
-    return w.op("Concat", dims + [w.const(np.array([H, HD], dtype=np.int64))], axis=0)
+    return w.op("Concat", dims + [w.const(np.array([h, hd], dtype=np.int64))], axis=0)
 
 
-def gpt2_block(opset):
-    w = ModelWriter(f"gpt2_block_opset{opset}", seed=opset)
-    x = w.input("x", [B, S, D])
-    h = layer_norm(w, x, "ln_1", opset)
+def gpt2_block(opset, b=B, s=S, d=D, h=H, float_dtype=np.float32, name=None):
+    """A GPT-2 block as PyTorch exports it: x [b, s, d] -> y [b, s, d], h heads."""
+    hd = d // h
+    w = ModelWriter(name or f"gpt2_block_opset{opset}", seed=opset, float_dtype=float_dtype)
+    x = w.input("x", [b, s, d])
+    B, S, D, H, HD = b, s, d, h, hd  # noqa: N806 (the names of the formulas)
+    h = layer_norm(w, x, "ln_1", opset, D)
     qkv = w.op("Add", [w.op("MatMul", [h, w.weight("attn.c_attn.weight", [D, 3 * D])]),
                        w.weight("attn.c_attn.bias", [3 * D], 0.1)])
     if opset >= 18:
         q, k, v = w.op("Split", [qkv], outputs=3, axis=2, num_outputs=3)
     else:
         q, k, v = w.op("Split", [qkv, w.const(np.array([D, D, D], dtype=np.int64))], outputs=3, axis=2)
-    target = heads_shape(w, x)
+    target = heads_shape(w, x, H, HD)
     q = w.op("Transpose", [w.op("Reshape", [q, target])], perm=[0, 2, 1, 3])
     k = w.op("Transpose", [w.op("Reshape", [k, target])], perm=[0, 2, 3, 1])
     v = w.op("Transpose", [w.op("Reshape", [v, target])], perm=[0, 2, 1, 3])
     scores = w.op("MatMul", [q, k])
     # 1/sqrt(head dim) from q's shape, folded at import.
     hd = w.op("Cast", [w.op("Gather", [w.op("Shape", [q]), w.const(np.array(-1, dtype=np.int64))], axis=0)],
-              to=TensorProto.FLOAT)
+              to=helper.np_dtype_to_tensor_dtype(np.dtype(float_dtype)))
     scores = w.op("Div", [scores, w.op("Sqrt", [hd])])
     # The causal mask: a lower triangle of a larger buffer, sliced to S x S.
+    buffer = max(16, S)
     if opset >= 14:
-        ones = w.op("ConstantOfShape", [w.const(np.array([16, 16], dtype=np.int64))],
+        ones = w.op("ConstantOfShape", [w.const(np.array([buffer, buffer], dtype=np.int64))],
                     value=numpy_helper.from_array(np.array([1.0], dtype=np.float32)))
         tri = w.op("Cast", [w.op("Trilu", [ones], upper=0)], to=TensorProto.BOOL)
     else:  # Trilu came with opset 14: a buffer, as GPT-2's `bias`.
-        tri = w.weight("attn.bias", [16, 16], values=np.tril(np.ones((16, 16), dtype=bool)))
+        tri = w.weight("attn.bias", [buffer, buffer], values=np.tril(np.ones((buffer, buffer), dtype=bool)))
     tri = w.op("Unsqueeze", [tri, w.const(np.array([0, 1], dtype=np.int64))])
     causal = w.op("Slice", [tri, w.const(np.array([0, 0], dtype=np.int64)),
                             w.const(np.array([S, S], dtype=np.int64)), w.const(np.array([2, 3], dtype=np.int64))])
-    scores = w.op("Where", [causal, scores, w.const(np.float32(np.finfo(np.float32).min))])
+    scores = w.op("Where", [causal, scores, w.const(np.float32(ml_dtypes.finfo(float_dtype).min))])
     probs = w.op("Softmax", [scores], axis=-1)
     probs = w.op("Dropout", [probs])
     attn = w.op("MatMul", [probs, v])
@@ -185,7 +196,7 @@ def gpt2_block(opset):
     proj = w.op("Add", [w.op("MatMul", [attn, w.weight("attn.c_proj.weight", [D, D])]),
                         w.weight("attn.c_proj.bias", [D], 0.1)])
     h1 = w.op("Add", [x, proj])
-    m = layer_norm(w, h1, "ln_2", opset)
+    m = layer_norm(w, h1, "ln_2", opset, D)
     m = w.op("Add", [w.op("MatMul", [m, w.weight("mlp.c_fc.weight", [D, 4 * D])]),
                      w.weight("mlp.c_fc.bias", [4 * D], 0.1)])
     m = gelu_tanh(w, m)
