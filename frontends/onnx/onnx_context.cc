@@ -56,6 +56,16 @@ absl::Status OnnxContext::Invalid(absl::string_view problem) const {
   return absl::InvalidArgumentError(absl::StrCat(Label(), ": ", problem));
 }
 
+absl::Status OnnxContext::CheckFoldable(const Dims& shape) const {
+  absl::StatusOr<int64_t> count = CheckedNumElements(shape);
+  if (!count.ok()) return Invalid(count.status().message());
+  if (*count > kMaxFoldedElements) {
+    return Unimplemented(absl::StrCat("computing ", DimsString(shape), " at import time exceeds the limit of ",
+                                      kMaxFoldedElements, " elements"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status OnnxContext::Wrap(const absl::Status& status) const {
   return absl::Status(status.code(), absl::StrCat(Label(), ": ", status.message()));
 }
@@ -252,6 +262,12 @@ absl::Status OnnxContext::FoldElementwise(OpKind op, int32_t result_type, int ty
     if (!next.ok()) return Invalid(next.status().message());
     shape = *std::move(next);
   }
+  if (absl::Status s = CheckFoldable(shape); !s.ok()) return s;
+  // Max and Min fold any number of inputs, left to right; every other op its arity.
+  const bool variadic = op == OpKind::kMax || op == OpKind::kMin;
+  if (operands.empty() || (static_cast<int>(operands.size()) != OpArity(op) && !variadic)) {
+    return Invalid(absl::StrCat("takes ", OpArity(op), " inputs, got ", operands.size()));
+  }
   const int32_t type = result_type >= 0 ? result_type : input(type_from).type;
   absl::StatusOr<DType> dtype = KilnDTypeOf(type);
   if (!dtype.ok()) return Unimplemented(dtype.status().message());
@@ -273,7 +289,13 @@ absl::Status OnnxContext::FoldElementwise(OpKind op, int32_t result_type, int ty
         return Unimplemented(absl::StrCat("folding ", values[k], " needs more than 32-bit integers"));
       }
     }
-    result.data.push_back(ApplyElementwise(node, values));
+    double value = values[0];
+    if (!variadic) {
+      value = ApplyElementwise(node, values);
+    } else {
+      for (size_t k = 1; k < values.size(); ++k) value = ApplyElementwise(node, {value, values[k]});
+    }
+    result.data.push_back(value);
   }
   return SetKnown(0, std::move(result));
 }

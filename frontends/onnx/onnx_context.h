@@ -27,6 +27,10 @@ namespace kiln {
 
 // One ONNX value: known at import time, or a kiln node (then `value` is set
 // and `known` empty). `type` is the ONNX element type either way.
+// The most elements a value computed at import time may have: folding is for
+// shapes, masks and small constants, not for making large tensors.
+inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 26;
+
 struct OnnxValue {
   std::optional<OnnxTensor> known;
   Value value;
@@ -85,6 +89,9 @@ class OnnxContext {
   absl::StatusOr<std::optional<OnnxTensor>> Tensor(absl::string_view name);
   // Reads an attribute kiln accepts only at one value (e.g. a training flag).
   absl::Status ExpectInt(absl::string_view name, int64_t only, absl::string_view why);
+
+  // OK when a tensor of `shape` may be computed at import time.
+  absl::Status CheckFoldable(const Dims& shape) const;
 
   // Errors naming the node, the op and the opset.
   absl::Status Unimplemented(absl::string_view problem) const;

@@ -139,6 +139,7 @@ absl::Status ImportIdentity(OnnxContext& c) {
       if (!training->empty() && (*training)[0] != 0) return c.Unimplemented("dropout in training mode is not supported");
     }
     if (c.wants_output(1)) {
+      if (absl::Status s = c.CheckFoldable(c.input(0).shape); !s.ok()) return s;
       OnnxTensor mask{.type = TensorProto::BOOL, .shape = c.input(0).shape};
       mask.data.assign(NumElements(mask.shape), 1.0);
       if (absl::Status s = c.SetKnown(1, std::move(mask)); !s.ok()) return s;
@@ -184,10 +185,9 @@ absl::Status ImportConstantOfShape(OnnxContext& c) {
   if (!value.ok()) return value.status();
   OnnxTensor fill = value->value_or(OnnxTensor{.type = TensorProto::FLOAT, .shape = {1}, .data = {0.0}});
   if (fill.data.size() != 1) return c.Invalid("value must hold one element");
-  absl::StatusOr<int64_t> count = CheckedNumElements(*shape);
-  if (!count.ok()) return c.Invalid(count.status().message());
+  if (absl::Status s = c.CheckFoldable(*shape); !s.ok()) return s;
   OnnxTensor out{.type = fill.type, .shape = *shape};
-  out.data.assign(*count, fill.data[0]);
+  out.data.assign(NumElements(*shape), fill.data[0]);
   return c.SetKnown(0, std::move(out));
 }
 
@@ -234,6 +234,7 @@ absl::Status ImportReshape(OnnxContext& c) {
     for (int64_t a : *axes_in) {
       absl::StatusOr<int64_t> axis = Axis(c, a, rank);
       if (!axis.ok()) return axis.status();
+      if (std::find(axes.begin(), axes.end(), *axis) != axes.end()) return c.Invalid(absl::StrCat("axis ", a, " is listed twice"));
       axes.push_back(*axis);
     }
     size_t next = 0;
@@ -281,6 +282,7 @@ absl::Status ImportExpand(OnnxContext& c) {
   Dims padded(shape->size() - x.shape.size(), 1);
   padded.insert(padded.end(), x.shape.begin(), x.shape.end());
   if (x.known.has_value()) {
+    if (absl::Status s = c.CheckFoldable(*shape); !s.ok()) return s;
     const std::vector<int64_t> in = RowMajorStrides(padded);
     std::vector<int64_t> strides;
     for (size_t d = 0; d < shape->size(); ++d) strides.push_back(padded[d] == (*shape)[d] ? in[d] : 0);
@@ -364,6 +366,7 @@ absl::Status ImportSplit(OnnxContext& c) {
     for (int64_t i = 0, left = dim; i < *parts; ++i, left -= each) sizes.push_back(std::min(each, left));
   }
   if (static_cast<int>(sizes.size()) != c.num_outputs() ||
+      std::any_of(sizes.begin(), sizes.end(), [](int64_t n) { return n < 1; }) ||
       std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != dim) {
     return c.Invalid(absl::StrCat("split sizes [", absl::StrJoin(sizes, ","), "] do not cover dim ", *axis, " (",
                                   dim, ") in ", c.num_outputs(), " outputs"));
@@ -433,6 +436,7 @@ absl::Status ImportGather(OnnxContext& c) {
   shape.insert(shape.end(), (*indices)->shape.begin(), (*indices)->shape.end());
   shape.insert(shape.end(), in.begin() + *axis + 1, in.end());
   if (c.input(0).known.has_value()) {
+    if (absl::Status s = c.CheckFoldable(shape); !s.ok()) return s;
     const OnnxTensor& data = *c.input(0).known;
     const int64_t outer = NumElements(Dims(in.begin(), in.begin() + *axis));
     const int64_t inner = NumElements(Dims(in.begin() + *axis + 1, in.end()));
@@ -475,7 +479,9 @@ absl::Status ImportRange(OnnxContext& c) {
   const double first = (*start)->data[0], last = (*limit)->data[0], step = (*delta)->data[0];
   if (step == 0) return c.Invalid("delta is 0");
   const double count = std::max(std::ceil((last - first) / step), 0.0);
-  if (count > static_cast<double>(kMaxElements)) return c.Invalid("the range is too long");
+  if (count > static_cast<double>(kMaxFoldedElements)) {
+    return c.Unimplemented(absl::StrCat("a range of ", count, " elements exceeds the limit of ", kMaxFoldedElements));
+  }
   OnnxTensor out{.type = (*start)->type, .shape = {static_cast<int64_t>(count)}};
   for (int64_t i = 0; i < static_cast<int64_t>(count); ++i) out.data.push_back(RoundToOnnxType(first + i * step, out.type));
   return c.SetKnown(0, std::move(out));

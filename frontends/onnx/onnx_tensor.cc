@@ -107,7 +107,6 @@ absl::StatusOr<OnnxTensor> DecodeOnnxTensor(const TensorProto& tensor) {
   if (tensor.data_location() == TensorProto::EXTERNAL && tensor.raw_data().empty() && *count > 0) {
     return absl::InvalidArgumentError(absl::StrCat(label, ": its external data was not loaded"));
   }
-  out.data.reserve(*count);
   auto wrong_count = [&](int64_t got) {
     return absl::InvalidArgumentError(
         absl::StrCat(label, ": ", OnnxTypeName(out.type), " shape [", absl::StrJoin(out.shape, ","), "] needs ",
@@ -116,6 +115,7 @@ absl::StatusOr<OnnxTensor> DecodeOnnxTensor(const TensorProto& tensor) {
   if (tensor.has_raw_data()) {
     const std::string& raw = tensor.raw_data();
     if (static_cast<int64_t>(raw.size()) != *count * size) return wrong_count(static_cast<int64_t>(raw.size()) / size);
+    out.data.reserve(*count);
     for (int64_t i = 0; i < *count; ++i) out.data.push_back(FromRaw(out.type, raw.data() + i * size));
     return out;
   }

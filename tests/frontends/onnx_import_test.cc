@@ -157,6 +157,36 @@ TEST_F(OnnxImportTest, BadModelsAreInvalid) {
   EXPECT_EQ(ParseOnnxModel("\x08\x96", ".").status().message(), "not a valid ONNX model (malformed or truncated protobuf)");
 }
 
+TEST_F(OnnxImportTest, HostileModelsGetAnErrorNotACrash) {
+  Initializer("a", {1, 5});
+  Initializer("b", {4, 2});
+  Initializer("huge", {1 << 20, 1 << 20});
+  Node("Max", {"a", "b", "a"}, "m");  // known and variadic: folded left to right
+  Node("Reshape", {"x", "m"}, "y");  // [2,3] -> [4,5]: not the same count
+  Output("y");
+  EXPECT_EQ(Error().message(), "ONNX node \"y\" (Reshape, opset 17): cannot reshape [2,3] to [4,5]");
+
+  graph()->clear_node();
+  Node("Unsqueeze", {"x", "a"}, "y");
+  graph()->mutable_initializer(0)->set_int64_data(1, 1);  // axes [1, 1]
+  EXPECT_EQ(Error().message(), "ONNX node \"y\" (Unsqueeze, opset 17): axis 1 is listed twice");
+
+  graph()->clear_node();
+  Node("ConstantOfShape", {"huge"}, "y");
+  EXPECT_EQ(Error().message(),
+            "ONNX node \"y\" (ConstantOfShape, opset 17): computing [1048576,1048576] at import time exceeds the "
+            "limit of 67108864 elements");
+
+  graph()->clear_node();
+  Node("Relu", {"x"}, "y");
+  onnx::TensorProto* lie = graph()->add_initializer();
+  lie->set_name("lie");
+  lie->set_data_type(onnx::TensorProto::FLOAT);
+  lie->add_dims(int64_t{1} << 40);
+  lie->set_raw_data("abcd");
+  EXPECT_EQ(Error().message(), "tensor \"lie\": FLOAT shape [1099511627776] needs 1099511627776 elements; it holds 1");
+}
+
 TEST_F(OnnxImportTest, ExternalDataMustStayInTheModelsFolder) {
   const fs::path dir = fs::path(testing::TempDir()) / absl::StrCat("kiln_onnx_external_", getpid());
   fs::create_directories(dir);
