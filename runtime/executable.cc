@@ -7,8 +7,8 @@
 #include "codegen/kernel_codegen.h"
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
-#include "runtime/event_timer.h"
 #include "graph/tensor_bytes.h"
+#include "runtime/event_timer.h"
 #include "runtime/memory_planner.h"
 
 namespace kiln {

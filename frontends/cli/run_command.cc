@@ -19,10 +19,10 @@
 #include "frontends/cli/tensor_io_flags.h"
 #include "frontends/graph_file.h"
 #include "fusion/traffic.h"
+#include "graph/tensor_bytes.h"
 #include "graph/reference.h"
 #include "runtime/event_timer.h"
 #include "runtime/executable.h"
-#include "graph/tensor_bytes.h"
 #include "runtime/nvrtc_compiler.h"
 
 ABSL_FLAG(bool, unfused, false, "run/emit the unfused baseline: one kernel per op");
