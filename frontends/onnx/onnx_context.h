@@ -4,8 +4,10 @@
 // refused; and the builder its kiln nodes go into, named after the node.
 //
 //   absl::Status ImportRelu(OnnxContext& c) {
-//     if (c.AllKnown()) return c.FoldElementwise(OpKind::kRelu);
-//     return c.SetOutput(0, Relu(c.Runtime(0)));
+//     if (c.AllKnown()) return c.FoldElementwise(OpKind::kRelu);   // known at import
+//     absl::StatusOr<Value> x = c.Runtime(0);
+//     if (!x.ok()) return x.status();
+//     return c.SetOutput(0, c.Emit({.op = OpKind::kRelu}, {*x}));  // named "<node>/relu"
 //   }
 #ifndef KILN_FRONTENDS_ONNX_ONNX_CONTEXT_H_
 #define KILN_FRONTENDS_ONNX_ONNX_CONTEXT_H_
