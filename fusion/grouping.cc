@@ -143,6 +143,7 @@ Decision Grouper::CanJoin(NodeId n, int gid) const {
                                      "] runs as its own kernel"));
       break;
     case OpClass::kTranspose: decision = Reject("a transpose runs as its own kernel"); break;
+    case OpClass::kSlice: decision = Reject("a slice runs as its own kernel"); break;
     case OpClass::kSource:
     case OpClass::kView: decision = Reject("not a computation"); break;
   }
@@ -219,6 +220,7 @@ int Grouper::NewGroup(NodeId n) {
     case OpClass::kMatmul: state.group.kind = KernelKind::kMatmul; break;
     case OpClass::kReduction: state.group.kind = KernelKind::kReduction; break;
     case OpClass::kTranspose: state.group.kind = KernelKind::kTranspose; break;
+    case OpClass::kSlice: state.group.kind = KernelKind::kSlice; break;
     default: state.group.kind = KernelKind::kPointwise; break;
   }
   if (state.group.shape.empty()) state.group.shape = node(n).shape;

@@ -27,6 +27,7 @@ enum class KernelKind {
   kReduction,      // a reduction over other axes, on its own
   kMatmul,         // a matmul with its elementwise epilogue
   kTranspose,      // a layout change, on its own
+  kSlice,          // a strided window of a tensor, on its own
 };
 
 enum class RowStrategy {

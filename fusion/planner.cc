@@ -22,6 +22,7 @@ absl::string_view KernelKindName(KernelKind kind) {
     case KernelKind::kReduction: return "reduction";
     case KernelKind::kMatmul: return "matmul";
     case KernelKind::kTranspose: return "transpose";
+    case KernelKind::kSlice: return "slice";
   }
   return "?";
 }
@@ -69,7 +70,8 @@ std::string Kernel::Strategy() const {
       if (matmul.config_source != "heuristic") absl::StrAppend(&s, ", ", matmul.config_source);
       return s;
     }
-    case KernelKind::kTranspose: return "index-mapped copy";
+    case KernelKind::kTranspose:
+    case KernelKind::kSlice: return "index-mapped copy";
   }
   return "?";
 }
@@ -110,7 +112,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
       for (NodeId operand : graph.node(n).operands) {
         // A folded transpose is read as its source's memory.
         const NodeId p = folded[operand] ? graph.node(operand).operands[0] : operand;
-        if (plan.kernel_of[p] == gid || graph.node(p).op == OpKind::kConstant) continue;
+        if (plan.kernel_of[p] == gid || IsScalarConstant(graph.node(p))) continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), p) == kernel.inputs.end()) {
           kernel.inputs.push_back(p);
         }

@@ -29,6 +29,7 @@ class Inference {
 
   absl::Status InferInput(Node& node) const;
   absl::Status InferConstant(Node& node) const;
+  absl::Status InferTensorConstant(Node& node) const;
   absl::Status InferUnary(Node& node) const;
   absl::Status InferBinary(Node& node) const;
   absl::Status InferCompare(Node& node) const;
@@ -38,6 +39,7 @@ class Inference {
   absl::Status InferMatmul(Node& node) const;
   absl::Status InferReshape(Node& node) const;
   absl::Status InferTranspose(Node& node) const;
+  absl::Status InferSlice(Node& node) const;
 
   NodeSpec spec_;
   absl::Span<const Node* const> operands_;
@@ -91,8 +93,12 @@ absl::Status Inference::InferInput(Node& node) const {
 }
 
 absl::Status Inference::InferConstant(Node& node) const {
-  if (!spec_.shape.empty()) return Error("a constant is a scalar; its shape must be []");
   node.dtype = spec_.dtype;
+  if (spec_.data != nullptr) return InferTensorConstant(node);
+  if (!spec_.shape.empty()) {
+    return Error(absl::StrCat("a scalar constant has shape []; a constant of shape ", DimsString(spec_.shape),
+                              " needs its data"));
+  }
   if (!IsFloat(node.dtype) && std::trunc(spec_.value) != spec_.value) {
     return Error(absl::StrCat("value ", spec_.value, " is not a valid ", DTypeName(node.dtype)));
   }
@@ -100,6 +106,27 @@ absl::Status Inference::InferConstant(Node& node) const {
   // bf16 graph's 0.044715 keeps its f32 precision, as in PyTorch.
   node.value = IsFloat(node.dtype) ? RoundToDType(spec_.value, DType::kF32)
                                    : RoundToDType(spec_.value, node.dtype);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferTensorConstant(Node& node) const {
+  if (spec_.value != 0.0 || std::signbit(spec_.value)) {
+    return Error("a tensor constant holds its data, not a value");
+  }
+  if (absl::Status s = CheckShape(spec_.shape); !s.ok()) return s;
+  const int64_t bytes = NumElements(spec_.shape) * DTypeSize(node.dtype);
+  if (static_cast<int64_t>(spec_.data->size()) != bytes) {
+    return Error(absl::StrCat("data holds ", spec_.data->size(), " bytes; ", DTypeName(node.dtype),
+                              DimsString(spec_.shape), " needs ", bytes));
+  }
+  if (node.dtype == DType::kBool) {
+    for (size_t i = 0; i < spec_.data->size(); ++i) {
+      const unsigned char byte = static_cast<unsigned char>((*spec_.data)[i]);
+      if (byte > 1) return Error(absl::StrCat("bool element ", i, " is stored as ", byte, "; it must be 0 or 1"));
+    }
+  }
+  node.shape = spec_.shape;
+  node.data = spec_.data;
   return absl::OkStatus();
 }
 
@@ -252,6 +279,35 @@ absl::Status Inference::InferTranspose(Node& node) const {
   return absl::OkStatus();
 }
 
+absl::Status Inference::InferSlice(Node& node) const {
+  const Dims& in = operand(0).shape;
+  const size_t rank = in.size();
+  if (spec_.starts.size() != rank || spec_.steps.size() != rank || spec_.shape.size() != rank) {
+    return Error(absl::StrCat("starts, steps and shape need one entry per dim of the rank ", rank, " operand ",
+                              DimsString(in)));
+  }
+  if (absl::Status s = CheckShape(spec_.shape); !s.ok()) return s;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t start = spec_.starts[d], step = spec_.steps[d];
+    if (start < 0 || start >= in[d]) {
+      return Error(absl::StrCat("start ", start, " of dim ", d, " is outside the operand's [0, ", in[d], ")"));
+    }
+    if (step < 0) return Error(absl::StrCat("step ", step, " of dim ", d, " is negative"));
+    // The last index read, start + (n - 1) * step, must stay inside the dim.
+    int64_t span = 0, last = 0;
+    if (__builtin_mul_overflow(spec_.shape[d] - 1, step, &span) || __builtin_add_overflow(start, span, &last) ||
+        last >= in[d]) {
+      return Error(absl::StrCat(spec_.shape[d], " elements from ", start, " in steps of ", step, " run past dim ",
+                                d, " of ", DimsString(in)));
+    }
+  }
+  node.dtype = operand(0).dtype;
+  node.shape = spec_.shape;
+  node.starts = spec_.starts;
+  node.steps = spec_.steps;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Node> Inference::Run() {
   const int arity = OpArity(spec_.op);
   if (static_cast<int>(operands_.size()) != arity) {
@@ -261,9 +317,13 @@ absl::StatusOr<Node> Inference::Run() {
   const OpFamily family = OpFamilyOf(spec_.op);
   if (!spec_.axes.empty() && family != OpFamily::kReduce) return Error("axes are only for reductions");
   if (!spec_.perm.empty() && family != OpFamily::kTranspose) return Error("perm is only for transpose");
+  if ((!spec_.starts.empty() || !spec_.steps.empty()) && family != OpFamily::kSlice) {
+    return Error("starts and steps are only for slices");
+  }
+  if (spec_.data != nullptr && family != OpFamily::kConstant) return Error("data is only for constants");
   if (!spec_.shape.empty() && family != OpFamily::kInput && family != OpFamily::kReshape &&
-      family != OpFamily::kConstant) {
-    return Error("a shape is only given for inputs and reshapes");
+      family != OpFamily::kConstant && family != OpFamily::kSlice) {
+    return Error("a shape is only given for inputs, constants, reshapes and slices");
   }
   Node node{.name = spec_.name, .op = spec_.op, .operands = spec_.operands,
             .dtype = DType::kF32, .shape = {}};
@@ -280,6 +340,7 @@ absl::StatusOr<Node> Inference::Run() {
     case OpFamily::kMatmul: status = InferMatmul(node); break;
     case OpFamily::kReshape: status = InferReshape(node); break;
     case OpFamily::kTranspose: status = InferTranspose(node); break;
+    case OpFamily::kSlice: status = InferSlice(node); break;
   }
   if (!status.ok()) return status;
   // An inferred shape (a broadcast, a matmul product) obeys the limits an

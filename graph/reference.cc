@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/check.h"
 #include "graph/parallel_for.h"
+#include "graph/tensor_bytes.h"
 
 namespace kiln {
 namespace {
@@ -255,18 +256,40 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   return out;
 }
 
-HostTensor Transpose(const Node& node, const HostTensor& in) {
-  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
-  std::vector<int64_t> strides;
-  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
+// Result element i reads `in` at base + the walk of `strides` over the result's index.
+HostTensor StridedCopy(const Node& node, const HostTensor& in, int64_t base, std::vector<int64_t> strides) {
   HostTensor out{.dtype = node.dtype, .shape = node.shape};
   const int64_t count = NumElements(node.shape);
   out.data.resize(count);
   ParallelFor(count, kGrain, [&](int64_t begin, int64_t end) {
     OffsetWalker walker(node.shape, {strides}, begin);
-    for (int64_t i = begin; i < end; ++i, walker.Next()) out.data[i] = in.data[walker.offset(0)];
+    for (int64_t i = begin; i < end; ++i, walker.Next()) out.data[i] = in.data[base + walker.offset(0)];
   });
   return out;
+}
+
+HostTensor Transpose(const Node& node, const HostTensor& in) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
+  std::vector<int64_t> strides;
+  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
+  return StridedCopy(node, in, 0, std::move(strides));
+}
+
+// Result index i of dim d reads operand index starts[d] + i * steps[d].
+HostTensor Slice(const Node& node, const HostTensor& in) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
+  std::vector<int64_t> strides;
+  int64_t base = 0;
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    strides.push_back(in_strides[d] * node.steps[d]);
+    base += in_strides[d] * node.starts[d];
+  }
+  return StridedCopy(node, in, base, std::move(strides));
+}
+
+HostTensor Constant(const Node& node) {
+  if (node.data != nullptr) return DecodeTensor(*node.data, node.dtype, node.shape);
+  return {.dtype = node.dtype, .shape = {}, .data = {node.value}};
 }
 
 // The values of the graph's nodes during one evaluation. Inputs are read in
@@ -318,10 +341,11 @@ HostTensor Evaluation::Compute(NodeId id) {
   std::vector<const HostTensor*> operands;
   for (NodeId operand : node.operands) operands.push_back(values_[operand]);
   switch (OpFamilyOf(node.op)) {
-    case OpFamily::kConstant: return {.dtype = node.dtype, .shape = {}, .data = {node.value}};
+    case OpFamily::kConstant: return Constant(node);
     case OpFamily::kReduce: return Reduce(node, *operands[0]);
     case OpFamily::kMatmul: return Matmul(node, *operands[0], *operands[1]);
     case OpFamily::kTranspose: return Transpose(node, *operands[0]);
+    case OpFamily::kSlice: return Slice(node, *operands[0]);
     case OpFamily::kReshape: {
       // The same row-major data under a new shape; the buffer moves instead of
       // being copied when this reshape is the operand's last owned use.

@@ -8,8 +8,8 @@
 #include "fusion/matmul_schedule.h"
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
+#include "graph/tensor_bytes.h"
 #include "runtime/event_timer.h"
-#include "runtime/host_transfer.h"
 #include "runtime/memory_planner.h"
 #include "runtime/tensor_map.h"
 
@@ -39,6 +39,9 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   }
   std::unique_ptr<Executable> exe(new Executable(graph, *std::move(plan), device));
   exe->limits_ = limits;
+  absl::StatusOr<ConstantBuffers> constants = ConstantBuffers::Upload(exe->graph_, exe->plan_);
+  if (!constants.ok()) return constants.status();
+  exe->constants_ = *std::move(constants);
   const Graph& g = exe->graph_;
   const Plan& p = exe->plan_;
 
@@ -118,6 +121,7 @@ absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<c
     return absl::OkStatus();
   };
   std::fill(addresses_.begin(), addresses_.end(), 0);
+  constants_.Bind(addresses_);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = check_aligned(inputs[i], graph_inputs_[i]); !s.ok()) return s;
     addresses_[graph_inputs_[i]] = inputs[i];

@@ -8,6 +8,9 @@
 //   ABSL_CHECK_OK(exe->Run({x_ptr}, {y_ptr}));            // device pointers, graph order
 //   std::vector<HostTensor> outs = *exe->RunOnHost({x});  // copies in and out
 //
+// The graph's constants are uploaded once, by Compile; UseConstantMemory
+// points the kernels at a copy the caller already has on the device.
+//
 // Run is safe to call from several threads: launches of one Executable are
 // serialized because they share its workspace.
 #ifndef KILN_RUNTIME_EXECUTABLE_H_
@@ -26,6 +29,7 @@
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
 #include "graph/host_tensor.h"
+#include "runtime/constant_buffers.h"
 #include "runtime/device.h"
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
@@ -81,6 +85,13 @@ class Executable {
   absl::StatusOr<PlanTimings> Time(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                                    int iterations);
 
+  // Kernels read the constant node `constant` from the caller's device memory
+  // (16-byte aligned, alive while runs use it) instead of kiln's uploaded copy.
+  absl::Status UseConstantMemory(NodeId constant, CUdeviceptr ptr) {
+    return constants_.UseDeviceMemory(graph_, constant, ptr);
+  }
+  const ConstantBuffers& constants() const { return constants_; }
+
  private:
   Executable(Graph graph, Plan plan, const Device& device)
       : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
@@ -100,6 +111,7 @@ class Executable {
   const Device& device_;
   DeviceLimits limits_;
   std::vector<NodeId> graph_inputs_;
+  ConstantBuffers constants_;
   std::vector<GeneratedKernel> generated_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel

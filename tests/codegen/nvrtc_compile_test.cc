@@ -13,7 +13,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
+#include "tests/constant_test_graphs.h"
 #include "tests/matmul_test_graphs.h"
+#include "tests/onnx_models.h"
 
 namespace kiln {
 namespace {
@@ -177,9 +179,23 @@ TEST(NvrtcCompileTest, EveryOpInEveryDtypeTheGraphAcceptsCompiles) {
       ASSERT_TRUE(plan.ok()) << plan.status();
       absl::StatusOr<std::string> source = EmitTranslationUnit(graph, *plan, DeviceLimits{});
       ASSERT_TRUE(source.ok()) << source.status();
-      absl::StatusOr<std::string> cubin = CompileToCubin({*source, "dtypes"}, "sm_90");
+      absl::StatusOr<std::string> cubin = CompileToCubin({*source, "dtypes"}, DeviceLimits{}.Arch());
       EXPECT_TRUE(cubin.ok()) << (fuse ? "fused: " : "unfused: ") << cubin.status();
     }
+  }
+}
+
+TEST(NvrtcCompileTest, TensorConstantsAndSlices) {
+  ExpectEveryKernelCompiles(DenseLayerWithWeights(DType::kBF16, 128, 96, 64));
+  ExpectEveryKernelCompiles(DenseLayerWithWeights(DType::kF32, 33, 17, 9));
+  ExpectEveryKernelCompiles(ReshapedConstants());
+  ExpectEveryKernelCompiles(SplitAndBroadcast(DType::kBF16, 100, 64));
+}
+
+TEST(NvrtcCompileTest, OnnxTestModels) {
+  for (const char* model : {"mlp", "gpt2_block_opset17", "elementwise_ops", "layout_ops"}) {
+    SCOPED_TRACE(model);
+    ExpectEveryKernelCompiles(LoadOnnxCase(model).graph);
   }
 }
 

@@ -206,7 +206,7 @@ TEST_F(InferTest, OperandAndAttributeErrors) {
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .perm = {1, 0}}),
                 "node \"y\" (exp): perm is only for transpose");
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .shape = {6}}),
-                "node \"y\" (exp): a shape is only given for inputs and reshapes");
+                "node \"y\" (exp): a shape is only given for inputs, constants, reshapes and slices");
 }
 
 TEST_F(InferTest, ShapeErrors) {
@@ -220,7 +220,7 @@ TEST_F(InferTest, ShapeErrors) {
   ExpectInvalid(Error({.name = "x", .op = OpKind::kInput, .shape = {1, 1, 1, 1, 1, 1, 1, 1, 1}}),
                 "node \"x\" (input): rank 9 exceeds the maximum rank 8");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .shape = {1}, .value = 1}),
-                "node \"c\" (constant): a constant is a scalar; its shape must be []");
+                "node \"c\" (constant): a scalar constant has shape []; a constant of shape [1] needs its data");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .dtype = DType::kI32, .value = 1.5}),
                 "node \"c\" (constant): value 1.5 is not a valid i32");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .dtype = DType::kBool, .value = 0.5}),
