@@ -12,6 +12,7 @@
 #define KILN_FUSION_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -89,6 +90,10 @@ struct MatmulConfig {
   bool operator==(const MatmulConfig&) const = default;
   std::string ToString() const;  // "128x256x64:3:8", the --matmul-tile syntax
 };
+
+// "MxNxK:STAGES[:GROUP]" as a config (GROUP defaults to 16); nullopt for
+// anything else. Whether a tier can run it is ApplyMatmulConfig's question.
+std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text);
 
 // How a matmul kernel tiles its product; computed by the planner so reports
 // and code generation agree.

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "fusion/dead_nodes.h"
 #include "fusion/grouping.h"
 #include "fusion/matmul_schedule.h"
@@ -50,6 +52,19 @@ absl::string_view MatmulTierName(MatmulTier tier) {
 
 std::string MatmulConfig::ToString() const {
   return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m);
+}
+
+std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+  const std::vector<absl::string_view> sides =
+      parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
+  MatmulConfig c;
+  const bool ok = (parts.size() == 2 || parts.size() == 3) && sides.size() == 3 &&
+                  absl::SimpleAtoi(sides[0], &c.block_m) && absl::SimpleAtoi(sides[1], &c.block_n) &&
+                  absl::SimpleAtoi(sides[2], &c.block_k) && absl::SimpleAtoi(parts[1], &c.stages) &&
+                  (parts.size() == 2 || absl::SimpleAtoi(parts[2], &c.group_m));
+  if (!ok) return std::nullopt;
+  return c;
 }
 
 std::string Kernel::Strategy() const {

@@ -27,23 +27,6 @@ ABSL_FLAG(std::string, matmul_tile, "",
 namespace kiln {
 namespace {
 
-// "128x256x64:3" or "128x256x32:4:16" (GROUP: tile rows per launch group).
-absl::StatusOr<MatmulConfig> ParseMatmulTile(absl::string_view text) {
-  const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
-  const std::vector<absl::string_view> sides =
-      parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
-  MatmulConfig tile;
-  const bool ok = (parts.size() == 2 || parts.size() == 3) && sides.size() == 3 &&
-                  absl::SimpleAtoi(sides[0], &tile.block_m) && absl::SimpleAtoi(sides[1], &tile.block_n) &&
-                  absl::SimpleAtoi(sides[2], &tile.block_k) && absl::SimpleAtoi(parts[1], &tile.stages) &&
-                  (parts.size() == 2 || absl::SimpleAtoi(parts[2], &tile.group_m));
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"));
-  }
-  return tile;
-}
-
 }  // namespace
 
 absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base) {
@@ -67,8 +50,11 @@ absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base) {
 absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlag() {
   const std::string text = absl::GetFlag(FLAGS_matmul_tile);
   if (text.empty()) return std::nullopt;
-  absl::StatusOr<MatmulConfig> tile = ParseMatmulTile(text);
-  if (!tile.ok()) return tile.status();
+  std::optional<MatmulConfig> tile = ParseMatmulConfig(text);
+  if (!tile.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"));
+  }
   return *tile;
 }
 
