@@ -37,8 +37,18 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
       return s;
     }
   }
+  std::vector<TuningReport> tuning;
+  if (options.autotune) {
+    static TuningCache* const default_tuning = new TuningCache();
+    absl::StatusOr<std::vector<TuningReport>> tuned =
+        TuneMatmulKernels(graph, *plan, limits, device, cache,
+                          options.tuning_cache != nullptr ? *options.tuning_cache : *default_tuning, options.tuning);
+    if (!tuned.ok()) return tuned.status();
+    tuning = *std::move(tuned);
+  }
   std::unique_ptr<Executable> exe(new Executable(graph, *std::move(plan), device));
   exe->limits_ = limits;
+  exe->tuning_ = std::move(tuning);
   absl::StatusOr<ConstantBuffers> constants = ConstantBuffers::Upload(exe->graph_, exe->plan_);
   if (!constants.ok()) return constants.status();
   exe->constants_ = *std::move(constants);

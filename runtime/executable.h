@@ -31,9 +31,11 @@
 #include "graph/host_tensor.h"
 #include "runtime/constant_buffers.h"
 #include "runtime/device.h"
+#include "runtime/autotuner.h"
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/tuning_cache.h"
 #include "runtime/memory_budget.h"
 
 namespace kiln {
@@ -46,6 +48,12 @@ struct ExecutableOptions {
   // Set: every matmul kernel runs this config (reported as "--matmul-tile")
   // instead of the planner's.
   std::optional<MatmulConfig> matmul_config;
+  // Other matmul kernels take their config from tuning (runtime/autotuner.h):
+  // the tuning cache, or timing the candidates on first use of a key. false:
+  // the planner's heuristic choice, with no GPU timing.
+  bool autotune = true;
+  TuningCache* tuning_cache = nullptr;  // null: the process's default cache
+  TuningOptions tuning;                 // progress lines
 };
 
 // The planning limits of a device: its SM count, registers, shared memory and
@@ -66,6 +74,8 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
+  // What tuning decided, one entry per matmul kernel it chose a config for.
+  const std::vector<TuningReport>& tuning() const { return tuning_; }
   DeviceLimits limits() const { return limits_; }
 
   // `inputs` and `outputs` follow graph.inputs() and graph.outputs(); every
@@ -113,6 +123,7 @@ class Executable {
   std::vector<NodeId> graph_inputs_;
   ConstantBuffers constants_;
   std::vector<GeneratedKernel> generated_;
+  std::vector<TuningReport> tuning_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel
   std::vector<NodeId> root_;                                  // per node: itself, or the tensor a view reads

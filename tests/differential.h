@@ -68,7 +68,8 @@ inline std::string CheckAgainstReference(const Graph& graph, const Device& devic
   std::string failures;
   for (bool fuse : {true, false}) {
     absl::StatusOr<std::unique_ptr<Executable>> exe =
-        Executable::Compile(graph, device, cache, {.fuse = fuse, .limits = limits, .matmul_config = matmul_config});
+        Executable::Compile(graph, device, cache,
+                            {.fuse = fuse, .limits = limits, .matmul_config = matmul_config, .autotune = false});
     if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
     if (counts != nullptr) (fuse ? counts->fused_kernels : counts->unfused_kernels) += (*exe)->plan().kernels.size();
     absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
