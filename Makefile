@@ -5,7 +5,7 @@ BUILD ?= build
 SANITIZE_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
-DEB_PACKAGES := cmake ninja-build g++ libabsl-dev libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev
+DEB_PACKAGES := cmake ninja-build g++ libabsl-dev libprotobuf-dev protobuf-compiler libgtest-dev libgmock-dev libbenchmark-dev libonnx-dev python3-venv
 # Debian 12's clang; its libFuzzer, ASan and UBSan runtimes are in libclang-rt-14-dev.
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 FUZZ_CXX ?= clang++-14
@@ -15,7 +15,7 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 # otherwise reserve it, so the sanitized suite also runs on a GPU machine.
 SANITIZER_ENV := ASAN_OPTIONS=protect_shadow_gap=0 UBSAN_OPTIONS=print_stacktrace=1
 
-.PHONY: all deps fuzz-deps configure build test demo test-sanitize fuzz clean
+.PHONY: all deps fuzz-deps configure build test demo test-sanitize fuzz clean oracle oracle-check
 
 all: build
 
@@ -56,6 +56,21 @@ fuzz: fuzz-deps
 	  -DCMAKE_CXX_COMPILER=$(FUZZ_CXX) -DCUDAToolkit_ROOT=$(CUDA_ROOT) -DKILN_FUZZ=ON
 	cmake --build $(FUZZ_BUILD) --target kiln_fuzzers
 	$(SANITIZER_ENV) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The ONNX oracle (tests/onnx/README.md): onnx and onnxruntime from PyPI in a
+# venv. `oracle` rewrites the committed test models; `oracle-check` (run by CI)
+# checks that the script still writes exactly them.
+ORACLE_VENV ?= $(BUILD)/oracle-venv
+$(ORACLE_VENV)/installed: tests/onnx/requirements.txt
+	python3 -m venv $(ORACLE_VENV)
+	$(ORACLE_VENV)/bin/pip install -q -r tests/onnx/requirements.txt
+	touch $@
+
+oracle: deps $(ORACLE_VENV)/installed
+	$(ORACLE_VENV)/bin/python tests/onnx/make_models.py tests/onnx/models
+
+oracle-check: deps $(ORACLE_VENV)/installed
+	$(ORACLE_VENV)/bin/python tests/onnx/make_models.py --check tests/onnx/models
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD) $(FUZZ_BUILD)

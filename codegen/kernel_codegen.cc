@@ -16,6 +16,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
     case KernelKind::kRowReduction: return EmitRowKernel(graph, kernel, limits);
     case KernelKind::kReduction: return EmitStridedReduction(graph, kernel, limits);
     case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
+    case KernelKind::kSlice: return EmitSlice(graph, kernel, limits);
     case KernelKind::kMatmul: return EmitMatmulKernel(graph, kernel, limits);
   }
   return absl::InternalError("unknown kernel kind");

@@ -30,6 +30,26 @@ void FinishLaunch(GeneratedKernel& generated, int64_t outputs, const DeviceLimit
   generated.launch.grid = CappedGrid(std::min((outputs + kThreads - 1) / kThreads, wave));
 }
 
+// A thread per result element, reading the operand at base + the walk of
+// `strides` (one per result dim) over the element's index.
+GeneratedKernel EmitStridedCopy(const Graph& graph, const Kernel& kernel, int64_t base,
+                                const std::vector<int64_t>& strides, const DeviceLimits& limits) {
+  const Node& node = graph.node(kernel.nodes.front());
+  const int64_t n = NumElements(node.shape);
+  KernelSignature signature(graph, kernel);
+  std::string body = absl::StrCat(
+      "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
+      signature.ParameterList(), ") {\n",
+      "  for (long long o = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; o < ", n,
+      "LL; o += static_cast<long long>(gridDim.x) * blockDim.x) {\n",
+      "    out0[o] = in0[", base, "LL", OffsetTerms(node.shape, strides, "o"), "];\n  }\n}\n");
+  GeneratedKernel generated;
+  signature.Fill(generated);
+  generated.body = std::move(body);
+  FinishLaunch(generated, n, limits);
+  return generated;
+}
+
 }  // namespace
 
 absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const Kernel& kernel,
@@ -71,23 +91,22 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
 absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
                                               const DeviceLimits& limits) {
   const Node& node = graph.node(kernel.nodes.front());
-  const Node& operand = graph.node(node.operands[0]);
-  const std::vector<int64_t> in_strides = RowMajorStrides(operand.shape);
+  const std::vector<int64_t> in_strides = RowMajorStrides(graph.node(node.operands[0]).shape);
   std::vector<int64_t> strides;  // stride in the operand of each output dim
   for (int64_t p : node.perm) strides.push_back(in_strides[p]);
-  const int64_t n = NumElements(node.shape);
-  KernelSignature signature(graph, kernel);
-  std::string body = absl::StrCat(
-      "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
-      signature.ParameterList(), ") {\n",
-      "  for (long long o = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; o < ", n,
-      "LL; o += static_cast<long long>(gridDim.x) * blockDim.x) {\n",
-      "    out0[o] = in0[0LL", OffsetTerms(node.shape, strides, "o"), "];\n  }\n}\n");
-  GeneratedKernel generated;
-  signature.Fill(generated);
-  generated.body = std::move(body);
-  FinishLaunch(generated, n, limits);
-  return generated;
+  return EmitStridedCopy(graph, kernel, 0, strides, limits);
+}
+
+absl::StatusOr<GeneratedKernel> EmitSlice(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits) {
+  const Node& node = graph.node(kernel.nodes.front());
+  const std::vector<int64_t> in_strides = RowMajorStrides(graph.node(node.operands[0]).shape);
+  std::vector<int64_t> strides;
+  int64_t base = 0;
+  for (size_t d = 0; d < in_strides.size(); ++d) {
+    strides.push_back(in_strides[d] * node.steps[d]);
+    base += in_strides[d] * node.starts[d];
+  }
+  return EmitStridedCopy(graph, kernel, base, strides, limits);
 }
 
 }  // namespace kiln

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "frontends/graph_proto.h"
 #include "frontends/graph_text.h"
+#include "frontends/onnx/onnx_import.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/unknown_field_set.h"
@@ -25,7 +26,7 @@ using google::protobuf::internal::WireFormatLite;
 // The graph format nests two levels; deeper nesting (unknown groups) is junk.
 constexpr int kBinaryRecursionLimit = 4;
 
-enum class FileFormat { kText, kBinary };
+enum class FileFormat { kText, kBinary, kOnnx };
 
 absl::StatusOr<FileFormat> FormatOf(const std::string& path) {
   const std::string extension = std::filesystem::path(path).extension().string();
@@ -33,9 +34,10 @@ absl::StatusOr<FileFormat> FormatOf(const std::string& path) {
     return FileFormat::kText;
   }
   if (extension == ".pb" || extension == ".binpb") return FileFormat::kBinary;
+  if (extension == ".onnx") return FileFormat::kOnnx;
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown graph file extension \"", absl::CEscape(extension),
-      "\" (use .textproto, .pbtxt or .txtpb for text, .pb or .binpb for binary)"));
+      "\" (use .textproto, .pbtxt or .txtpb for text, .pb or .binpb for binary, .onnx for an ONNX model)"));
 }
 
 absl::Status WithPath(absl::string_view path, const absl::Status& status) {
@@ -187,6 +189,7 @@ std::string SerializeGraphText(const Graph& graph) { return GraphProtoToText(ToP
 absl::StatusOr<Graph> LoadGraphFile(const std::string& path) {
   absl::StatusOr<FileFormat> format = FormatOf(path);
   if (!format.ok()) return WithPath(path, format.status());
+  if (*format == FileFormat::kOnnx) return ImportOnnxFile(path);
   absl::StatusOr<std::string> contents = ReadWholeFile(path);
   if (!contents.ok()) return WithPath(path, contents.status());
   absl::StatusOr<Graph> graph =
@@ -198,6 +201,10 @@ absl::StatusOr<Graph> LoadGraphFile(const std::string& path) {
 absl::Status SaveGraphFile(const Graph& graph, const std::string& path) {
   absl::StatusOr<FileFormat> format = FormatOf(path);
   if (!format.ok()) return WithPath(path, format.status());
+  if (*format == FileFormat::kOnnx) {
+    return WithPath(path, absl::InvalidArgumentError(
+                              "kiln writes its own graph format (.textproto or .pb), not ONNX"));
+  }
   if (absl::Status s = VerifyGraph(graph); !s.ok()) return WithPath(path, s);
   const std::string bytes =
       *format == FileFormat::kText ? SerializeGraphText(graph) : SerializeGraphBinary(graph);

@@ -26,8 +26,8 @@ std::string Quoted(const Node& node) { return absl::StrCat("\"", absl::CEscape(n
 
 class Grouper {
  public:
-  Grouper(const Graph& graph, bool fuse)
-      : graph_(graph), fuse_(fuse), group_of_(graph.size(), -1), readers_(graph.size()) {}
+  Grouper(const Graph& graph, bool fuse, const std::vector<bool>& folded)
+      : graph_(graph), fuse_(fuse), folded_(folded), group_of_(graph.size(), -1), readers_(graph.size()) {}
 
   Grouping Run();
 
@@ -40,6 +40,8 @@ class Grouper {
   };
 
   const Node& node(NodeId id) const { return graph_.node(id); }
+  // Reshapes, and transposes a matmul reads as its operand layout: no kernel.
+  bool IsView(NodeId id) const { return ClassifyNode(graph_, id) == OpClass::kView || folded_[id]; }
   // The group whose memory an operand lives in: views resolve to their root.
   int SourceGroup(NodeId id) const;
   NodeId Root(NodeId id) const;
@@ -54,6 +56,7 @@ class Grouper {
 
   const Graph& graph_;
   const bool fuse_;
+  const std::vector<bool>& folded_;
   std::vector<int> group_of_;
   std::vector<GroupState> groups_;
   std::vector<std::vector<int>> readers_;  // per tensor: groups that read it from memory
@@ -62,7 +65,7 @@ class Grouper {
 };
 
 NodeId Grouper::Root(NodeId id) const {
-  while (ClassifyNode(graph_, id) == OpClass::kView) id = node(id).operands[0];
+  while (IsView(id)) id = node(id).operands[0];
   return id;
 }
 
@@ -113,7 +116,7 @@ Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) con
 Decision Grouper::CanJoin(NodeId n, int gid) const {
   const GroupState& g = groups_[gid];
   for (NodeId p : node(n).operands) {
-    if (ClassifyNode(graph_, p) == OpClass::kView && SourceGroup(p) == gid) {
+    if (IsView(p) && SourceGroup(p) == gid) {
       return Reject(absl::StrCat("operand ", Quoted(node(p)),
                                  " is a reshape of this kernel's own output, read back from memory"));
     }
@@ -140,6 +143,7 @@ Decision Grouper::CanJoin(NodeId n, int gid) const {
                                      "] runs as its own kernel"));
       break;
     case OpClass::kTranspose: decision = Reject("a transpose runs as its own kernel"); break;
+    case OpClass::kSlice: decision = Reject("a slice runs as its own kernel"); break;
     case OpClass::kSource:
     case OpClass::kView: decision = Reject("not a computation"); break;
   }
@@ -216,6 +220,7 @@ int Grouper::NewGroup(NodeId n) {
     case OpClass::kMatmul: state.group.kind = KernelKind::kMatmul; break;
     case OpClass::kReduction: state.group.kind = KernelKind::kReduction; break;
     case OpClass::kTranspose: state.group.kind = KernelKind::kTranspose; break;
+    case OpClass::kSlice: state.group.kind = KernelKind::kSlice; break;
     default: state.group.kind = KernelKind::kPointwise; break;
   }
   if (state.group.shape.empty()) state.group.shape = node(n).shape;
@@ -255,6 +260,13 @@ std::vector<int> Grouper::LaunchOrder() const {
 }
 
 std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
+  if (folded_[consumer]) {
+    return "consumer is a transpose that matmuls read as their operand layout: the producer is materialized";
+  }
+  if (folded_[producer]) {
+    return absl::StrCat("operand is a transpose of ", Quoted(node(Root(producer))),
+                        ", read from memory by the matmul in swapped layout");
+  }
   if (ClassifyNode(graph_, consumer) == OpClass::kView) {
     return "consumer is a reshape, a view of memory: the producer is materialized";
   }
@@ -272,8 +284,7 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
 Grouping Grouper::Run() {
   rejections_.resize(graph_.size());
   for (NodeId n = 0; n < graph_.size(); ++n) {
-    const OpClass op_class = ClassifyNode(graph_, n);
-    if (op_class == OpClass::kSource || op_class == OpClass::kView) continue;
+    if (ClassifyNode(graph_, n) == OpClass::kSource || IsView(n)) continue;
     if (!fuse_) {
       NewGroup(n);
       continue;
@@ -287,7 +298,7 @@ Grouping Grouper::Run() {
       }
     };
     for (NodeId p : node(n).operands) {
-      if (ClassifyNode(graph_, p) != OpClass::kView) add(group_of_[p]);
+      if (!IsView(p)) add(group_of_[p]);
     }
     const size_t producer_candidates = candidates.size();
     constexpr size_t kSiblingsTried = 4;
@@ -334,7 +345,7 @@ Grouping Grouper::Run() {
         if (std::find(operands.begin(), operands.begin() + i, producer) != operands.begin() + i) continue;
         const OpClass producer_class = ClassifyNode(graph_, producer);
         if (producer_class == OpClass::kSource) continue;
-        if (producer_class == OpClass::kView && SourceGroup(producer) < 0) continue;
+        if (IsView(producer) && SourceGroup(producer) < 0) continue;
         if (group_of_[producer] >= 0 && group_of_[producer] == group_of_[consumer]) continue;
         result.boundaries.push_back({producer, consumer, Explain(producer, consumer)});
       }
@@ -345,6 +356,8 @@ Grouping Grouper::Run() {
 
 }  // namespace
 
-Grouping GroupNodes(const Graph& graph, bool fuse) { return Grouper(graph, fuse).Run(); }
+Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded) {
+  return Grouper(graph, fuse, folded).Run();
+}
 
 }  // namespace kiln

@@ -110,7 +110,7 @@ std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId
       if (!seen.insert(p).second) continue;
       if (InGroup(p)) {
         if (!IsReduction(graph_.node(p))) stack.push_back(p);
-      } else if (IsFull(p) && graph_.node(p).op != OpKind::kConstant) {
+      } else if (IsFull(p) && !IsScalarConstant(graph_.node(p))) {
         found.push_back(p);
       }
     }

@@ -8,7 +8,8 @@
 // A kernel reads each distinct tensor it consumes once in full (a broadcast
 // operand costs its own size), except that a looped row strategy reads a
 // full-shape input once per pass that uses it; it writes each output once.
-// Constants are immediates and cost nothing. A matmul counts A, B and C once.
+// Scalar constants are immediates and cost nothing; a tensor constant is read
+// like an input. A matmul counts A, B and C once.
 #ifndef KILN_FUSION_TRAFFIC_H_
 #define KILN_FUSION_TRAFFIC_H_
 

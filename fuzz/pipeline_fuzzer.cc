@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "codegen/kernel_codegen.h"
 #include "frontends/graph_file.h"
+#include "fusion/matmul_schedule.h"
 #include "fusion/plan_report.h"
 #include "fusion/planner.h"
 #include "fuzz/fuzz_checks.h"
@@ -20,9 +21,17 @@
 
 namespace {
 
-void PlanAndEmit(const kiln::Graph& graph, const kiln::DeviceLimits& limits) {
+void PlanAndEmit(const kiln::Graph& graph, const kiln::DeviceLimits& limits,
+                 const kiln::MatmulConfig* matmul_config = nullptr) {
   absl::StatusOr<kiln::Plan> fused = kiln::PlanFusion(graph, limits);
   absl::StatusOr<kiln::Plan> unfused = kiln::PlanUnfused(graph, limits);
+  // A fixed config either fits a matmul kernel or is refused naming it.
+  if (fused.ok() && matmul_config != nullptr) {
+    const absl::Status applied = kiln::OverrideMatmulConfigs(*matmul_config, "--matmul-tile", limits, *fused);
+    FUZZ_EXPECT(applied.ok() || applied.code() == absl::StatusCode::kInvalidArgument,
+                "a matmul config is applied or refused with InvalidArgument");
+    if (!applied.ok()) return;
+  }
   // Planning refuses only plans whose traffic passes kMaxPlanBytes.
   for (const absl::StatusOr<kiln::Plan>* plan : {&fused, &unfused}) {
     FUZZ_EXPECT(plan->ok() || plan->status().code() == absl::StatusCode::kInvalidArgument,
@@ -56,13 +65,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   kiln::DeviceLimits no_clusters;
   no_clusters.supports_clusters = false;
   PlanAndEmit(*graph, no_clusters);
-  // A small device with a fixed matmul tile takes the other schedule branches.
+  // A small pre-Hopper device with a fixed matmul tile takes the other
+  // schedule branches (mma.sync rather than wgmma).
   kiln::DeviceLimits small;
   small.sm_count = 16;
   small.max_cluster_blocks = 2;
   small.registers_per_sm = 32768;
   small.shared_bytes_per_block = 99 * 1024;
-  small.matmul_tile = kiln::MatmulTile{.block_m = 64, .block_n = 128, .block_k = 64, .stages = 3};
-  PlanAndEmit(*graph, small);
+  small.compute_capability = 86;
+  const kiln::MatmulConfig tile{.block_m = 64, .block_n = 128, .block_k = 64, .stages = 3};
+  PlanAndEmit(*graph, small, &tile);
   return 0;
 }

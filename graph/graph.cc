@@ -15,14 +15,6 @@ std::string NodeLabel(absl::string_view name, OpKind op) {
 
 std::string NodeLabel(const Node& node) { return NodeLabel(node.name, node.op); }
 
-NodeSpec SpecOf(const Node& node) {
-  NodeSpec spec{.name = node.name, .op = node.op, .operands = node.operands,
-                .dtype = node.dtype, .value = node.value, .axes = node.axes,
-                .keepdims = node.keepdims, .perm = node.perm};
-  if (node.op == OpKind::kInput || node.op == OpKind::kReshape) spec.shape = node.shape;
-  return spec;
-}
-
 absl::Status ValidateNodeName(absl::string_view name) {
   if (name.empty()) return absl::InvalidArgumentError("a node has an empty name");
   if (name.size() > 128) {
@@ -39,6 +31,18 @@ absl::Status ValidateNodeName(absl::string_view name) {
     }
   }
   return absl::OkStatus();
+}
+
+NodeSpec SpecOf(const Node& node) {
+  NodeSpec spec{.name = node.name, .op = node.op, .operands = node.operands, .dtype = node.dtype,
+                .value = node.value, .data = node.data, .axes = node.axes, .keepdims = node.keepdims,
+                .perm = node.perm, .starts = node.starts, .steps = node.steps};
+  const OpFamily family = OpFamilyOf(node.op);
+  if (family == OpFamily::kInput || family == OpFamily::kReshape || family == OpFamily::kSlice ||
+      IsTensorConstant(node)) {
+    spec.shape = node.shape;
+  }
+  return spec;
 }
 
 absl::StatusOr<NodeId> Graph::AddNode(NodeSpec spec) {

@@ -5,11 +5,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_codegen.h"
+#include "fusion/matmul_schedule.h"
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
+#include "graph/tensor_bytes.h"
 #include "runtime/event_timer.h"
-#include "runtime/host_transfer.h"
 #include "runtime/memory_planner.h"
+#include "runtime/tensor_map.h"
 
 namespace kiln {
 DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
@@ -19,6 +21,7 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   limits.max_threads_per_block = info.max_threads_per_block;
   limits.supports_clusters = info.supports_clusters;
   limits.shared_bytes_per_block = info.shared_memory_per_block_optin;
+  limits.compute_capability = info.sm_major * 10 + info.sm_minor;
   return limits;
 }
 
@@ -29,8 +32,26 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   limits.supports_clusters = limits.supports_clusters && device.info().supports_clusters;
   absl::StatusOr<Plan> plan = options.fuse ? PlanFusion(graph, limits) : PlanUnfused(graph, limits);
   if (!plan.ok()) return plan.status();
+  if (options.matmul_config.has_value()) {
+    if (absl::Status s = OverrideMatmulConfigs(*options.matmul_config, "--matmul-tile", limits, *plan); !s.ok()) {
+      return s;
+    }
+  }
+  std::vector<TuningReport> tuning;
+  if (options.autotune) {
+    static TuningCache* const default_tuning = new TuningCache();
+    absl::StatusOr<std::vector<TuningReport>> tuned =
+        TuneMatmulKernels(graph, *plan, limits, device, cache,
+                          options.tuning_cache != nullptr ? *options.tuning_cache : *default_tuning, options.tuning);
+    if (!tuned.ok()) return tuned.status();
+    tuning = *std::move(tuned);
+  }
   std::unique_ptr<Executable> exe(new Executable(graph, *std::move(plan), device));
   exe->limits_ = limits;
+  exe->tuning_ = std::move(tuning);
+  absl::StatusOr<ConstantBuffers> constants = ConstantBuffers::Upload(exe->graph_, exe->plan_);
+  if (!constants.ok()) return constants.status();
+  exe->constants_ = *std::move(constants);
   const Graph& g = exe->graph_;
   const Plan& p = exe->plan_;
 
@@ -38,7 +59,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
     absl::StatusOr<GeneratedKernel> generated = GenerateKernel(g, kernel, limits);
     if (!generated.ok()) return generated.status();
     absl::StatusOr<std::shared_ptr<const CompiledKernel>> compiled =
-        cache.GetOrCompile({generated->Source(), kernel.name}, device.info().Arch());
+        cache.GetOrCompile({generated->Source(), kernel.name}, limits.Arch());
     if (!compiled.ok()) return compiled.status();
     absl::StatusOr<std::unique_ptr<LoadedKernel>> loaded = LoadedKernel::Load((*compiled)->cubin, kernel.name);
     if (!loaded.ok()) return loaded.status();
@@ -83,9 +104,15 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   absl::MutexLock lock(&exe->mu_);
   exe->addresses_.assign(g.size(), 0);
   for (const GeneratedKernel& generated : exe->generated_) {
-    exe->param_values_.emplace_back(generated.params.size(), 0);
-    std::vector<void*>& args = exe->param_args_.emplace_back();
-    for (CUdeviceptr& value : exe->param_values_.back()) args.push_back(&value);
+    BoundParams& bound = exe->bound_.emplace_back();
+    const size_t count = generated.params.size();
+    bound.pointers.assign(count, 0);
+    bound.maps.resize(count);
+    bound.map_addresses.assign(count, 0);
+    for (size_t i = 0; i < count; ++i) {
+      const bool map = generated.params[i].kind == KernelParam::Kind::kTensorMap;
+      bound.args.push_back(map ? static_cast<void*>(&bound.maps[i]) : static_cast<void*>(&bound.pointers[i]));
+    }
   }
   return exe;
 }
@@ -104,6 +131,7 @@ absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<c
     return absl::OkStatus();
   };
   std::fill(addresses_.begin(), addresses_.end(), 0);
+  constants_.Bind(addresses_);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = check_aligned(inputs[i], graph_inputs_[i]); !s.ok()) return s;
     addresses_[graph_inputs_[i]] = inputs[i];
@@ -119,11 +147,21 @@ absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<c
 }
 
 absl::Status Executable::LaunchKernel(size_t k, CUstream stream) {
-  const std::vector<NodeId>& params = generated_[k].params;
-  std::vector<CUdeviceptr>& values = param_values_[k];
-  // A view reads its root's memory.
-  for (size_t i = 0; i < params.size(); ++i) values[i] = addresses_[root_[params[i]]];
-  return loaded_[k]->Launch(launch_[k], param_args_[k].data(), stream);
+  const std::vector<KernelParam>& params = generated_[k].params;
+  BoundParams& bound = bound_[k];
+  for (size_t i = 0; i < params.size(); ++i) {
+    // A view reads its root's memory.
+    const CUdeviceptr address = addresses_[root_[params[i].node]];
+    if (params[i].kind == KernelParam::Kind::kPointer) {
+      bound.pointers[i] = address;
+    } else if (bound.map_addresses[i] != address) {
+      absl::StatusOr<CUtensorMap> map = EncodeTensorMap(device_.driver(), params[i].map, address, generated_[k].name);
+      if (!map.ok()) return map.status();
+      bound.maps[i] = *map;
+      bound.map_addresses[i] = address;
+    }
+  }
+  return loaded_[k]->Launch(launch_[k], bound.args.data(), stream);
 }
 
 // Runs every kernel, then copies any output that is an input, a view of one,

@@ -8,6 +8,9 @@
 //   ABSL_CHECK_OK(exe->Run({x_ptr}, {y_ptr}));            // device pointers, graph order
 //   std::vector<HostTensor> outs = *exe->RunOnHost({x});  // copies in and out
 //
+// The graph's constants are uploaded once, by Compile; UseConstantMemory
+// points the kernels at a copy the caller already has on the device.
+//
 // Run is safe to call from several threads: launches of one Executable are
 // serialized because they share its workspace.
 #ifndef KILN_RUNTIME_EXECUTABLE_H_
@@ -26,10 +29,13 @@
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
 #include "graph/host_tensor.h"
+#include "runtime/constant_buffers.h"
 #include "runtime/device.h"
+#include "runtime/autotuner.h"
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/tuning_cache.h"
 #include "runtime/memory_budget.h"
 
 namespace kiln {
@@ -39,6 +45,15 @@ struct ExecutableOptions {
   // Planning limits; unset: the device's own (DeviceLimitsOf). Features the
   // device lacks (clusters) stay off whatever is asked.
   std::optional<DeviceLimits> limits;
+  // Set: every matmul kernel runs this config (reported as "--matmul-tile")
+  // instead of the planner's.
+  std::optional<MatmulConfig> matmul_config;
+  // Other matmul kernels take their config from tuning (runtime/autotuner.h):
+  // the tuning cache, or timing the candidates on first use of a key. false:
+  // the planner's heuristic choice, with no GPU timing.
+  bool autotune = true;
+  TuningCache* tuning_cache = nullptr;  // null: the process's default cache
+  TuningOptions tuning;                 // progress lines
 };
 
 // The planning limits of a device: its SM count, registers, shared memory and
@@ -59,6 +74,8 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
+  // What tuning decided, one entry per matmul kernel it chose a config for.
+  const std::vector<TuningReport>& tuning() const { return tuning_; }
   DeviceLimits limits() const { return limits_; }
 
   // `inputs` and `outputs` follow graph.inputs() and graph.outputs(); every
@@ -77,6 +94,13 @@ class Executable {
   // the whole plan, on the given device pointers.
   absl::StatusOr<PlanTimings> Time(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                                    int iterations);
+
+  // Kernels read the constant node `constant` from the caller's device memory
+  // (16-byte aligned, alive while runs use it) instead of kiln's uploaded copy.
+  absl::Status UseConstantMemory(NodeId constant, CUdeviceptr ptr) {
+    return constants_.UseDeviceMemory(graph_, constant, ptr);
+  }
+  const ConstantBuffers& constants() const { return constants_; }
 
  private:
   Executable(Graph graph, Plan plan, const Device& device)
@@ -97,7 +121,9 @@ class Executable {
   const Device& device_;
   DeviceLimits limits_;
   std::vector<NodeId> graph_inputs_;
+  ConstantBuffers constants_;
   std::vector<GeneratedKernel> generated_;
+  std::vector<TuningReport> tuning_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel
   std::vector<NodeId> root_;                                  // per node: itself, or the tensor a view reads
@@ -107,9 +133,16 @@ class Executable {
   // Per-call state, reused so that a launch allocates nothing.
   absl::Mutex mu_;
   DeviceBuffer workspace_ ABSL_GUARDED_BY(mu_);
-  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);                 // per node
-  std::vector<std::vector<CUdeviceptr>> param_values_ ABSL_GUARDED_BY(mu_);  // per kernel
-  std::vector<std::vector<void*>> param_args_ ABSL_GUARDED_BY(mu_);          // pointers into param_values_
+  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);  // per node
+  // What one kernel's parameters are bound to, per parameter slot. A TMA
+  // descriptor is encoded again only when its tensor's address changes.
+  struct BoundParams {
+    std::vector<CUdeviceptr> pointers;
+    std::vector<CUtensorMap> maps;
+    std::vector<CUdeviceptr> map_addresses;  // the address each map was encoded for
+    std::vector<void*> args;                 // per slot: &pointers[i] or &maps[i]
+  };
+  std::vector<BoundParams> bound_ ABSL_GUARDED_BY(mu_);  // per kernel
 };
 
 }  // namespace kiln

@@ -52,10 +52,12 @@ struct CheckCounts {
 };
 
 // Empty when every output of both plans matches the reference; otherwise one
-// line per mismatch or error.
+// line per mismatch or error. `matmul_config`, when set, runs every matmul
+// kernel of both plans with that config.
 inline std::string CheckAgainstReference(const Graph& graph, const Device& device, KernelCache& cache,
                                          uint64_t seed, std::optional<DeviceLimits> limits = std::nullopt,
-                                         CheckCounts* counts = nullptr) {
+                                         CheckCounts* counts = nullptr,
+                                         std::optional<MatmulConfig> matmul_config = std::nullopt) {
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Node& node = graph.node(graph.inputs()[i]);
@@ -66,7 +68,8 @@ inline std::string CheckAgainstReference(const Graph& graph, const Device& devic
   std::string failures;
   for (bool fuse : {true, false}) {
     absl::StatusOr<std::unique_ptr<Executable>> exe =
-        Executable::Compile(graph, device, cache, {.fuse = fuse, .limits = limits});
+        Executable::Compile(graph, device, cache,
+                            {.fuse = fuse, .limits = limits, .matmul_config = matmul_config, .autotune = false});
     if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
     if (counts != nullptr) (fuse ? counts->fused_kernels : counts->unfused_kernels) += (*exe)->plan().kernels.size();
     absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);

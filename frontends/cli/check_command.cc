@@ -9,9 +9,9 @@
 //   ops:
 //     input: 1
 //     reduce_sum: 1
+//   parameters: 0 in 0 tensor constants (0 bytes)
 //
-// Nodes that no output depends on are listed after the ops, as dropped from
-// the plan.
+// Nodes that no output depends on are listed last, as dropped from the plan.
 #include <algorithm>
 #include <array>
 #include <string>
@@ -23,6 +23,8 @@
 #include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
 #include "fusion/dead_nodes.h"
+#include "fusion/plan_report.h"
+#include "graph/parameters.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -56,6 +58,9 @@ int RunCheckCommand(const std::vector<std::string>& args) {
   for (int op = 0; op < kNumOpKinds; ++op) {
     if (counts[op] > 0) absl::PrintF("  %s: %d\n", OpName(static_cast<OpKind>(op)), counts[op]);
   }
+  const Parameters parameters = CountParameters(*graph);
+  absl::PrintF("parameters: %s in %d tensor constants (%s bytes)\n", GroupedNumber(parameters.elements),
+               parameters.tensors, GroupedNumber(parameters.bytes));
   const std::vector<NodeId> dead = DeadNodes(*graph);
   if (!dead.empty()) {
     absl::PrintF("unused, dropped from the plan (no output depends on them):\n");

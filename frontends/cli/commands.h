@@ -35,6 +35,7 @@ int RunWorkloadCommand(const std::vector<std::string>& args);
 int RunPlanCommand(const std::vector<std::string>& args);
 int RunEmitCommand(const std::vector<std::string>& args);
 int RunRunCommand(const std::vector<std::string>& args);
+int RunConvertCommand(const std::vector<std::string>& args);
 
 }  // namespace kiln
 

@@ -23,25 +23,9 @@ ABSL_FLAG(std::optional<int>, max_cluster_blocks, std::nullopt,
 ABSL_FLAG(std::string, matmul_tile, "",
           "tensor-core matmul tile instead of the planner's choice: MxNxK:STAGES[:GROUP], e.g. 128x256x64:3");
 
+
 namespace kiln {
 namespace {
-
-// "128x256x64:3" or "128x256x32:4:16" (GROUP: tile rows per launch group).
-absl::StatusOr<MatmulTile> ParseMatmulTile(absl::string_view text) {
-  const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
-  const std::vector<absl::string_view> sides =
-      parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
-  MatmulTile tile;
-  const bool ok = (parts.size() == 2 || parts.size() == 3) && sides.size() == 3 &&
-                  absl::SimpleAtoi(sides[0], &tile.block_m) && absl::SimpleAtoi(sides[1], &tile.block_n) &&
-                  absl::SimpleAtoi(sides[2], &tile.block_k) && absl::SimpleAtoi(parts[1], &tile.stages) &&
-                  (parts.size() == 2 || absl::SimpleAtoi(parts[2], &tile.group_m));
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"));
-  }
-  return tile;
-}
 
 }  // namespace
 
@@ -60,15 +44,25 @@ absl::StatusOr<DeviceLimits> LimitsFromFlags(DeviceLimits base) {
     return absl::InvalidArgumentError(absl::StrCat("--max-cluster-blocks=", base.max_cluster_blocks,
                                                    " is outside 1..8, the portable cluster sizes"));
   }
-  if (const std::string text = absl::GetFlag(FLAGS_matmul_tile); !text.empty()) {
-    absl::StatusOr<MatmulTile> tile = ParseMatmulTile(text);
-    if (!tile.ok()) return tile.status();
-    if (absl::Status s = ValidateMatmulTile(*tile, base); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("--matmul-tile=", text, ": ", s.message()));
-    }
-    base.matmul_tile = *tile;
-  }
   return base;
+}
+
+absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlag() {
+  const std::string text = absl::GetFlag(FLAGS_matmul_tile);
+  if (text.empty()) return std::nullopt;
+  std::optional<MatmulConfig> tile = ParseMatmulConfig(text);
+  if (!tile.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"));
+  }
+  return *tile;
+}
+
+absl::Status ApplyMatmulTileFlag(const DeviceLimits& limits, Plan& plan) {
+  absl::StatusOr<std::optional<MatmulConfig>> tile = MatmulTileFromFlag();
+  if (!tile.ok()) return tile.status();
+  if (!tile->has_value()) return absl::OkStatus();
+  return OverrideMatmulConfigs(**tile, "--matmul-tile", limits, plan);
 }
 
 }  // namespace kiln

@@ -1,5 +1,5 @@
 // kiln emit FILE [--unfused]: the CUDA source of every kernel of the plan as one
-// translation unit, so `nvcc -arch=sm_90 -c` compiles the output as it is.
+// translation unit, so `nvcc -arch=sm_90a -c` compiles the output as it is.
 #include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
@@ -23,6 +23,7 @@ int RunEmitCommand(const std::vector<std::string>& args) {
   const DeviceLimits& limits = *flag_limits;
   absl::StatusOr<Plan> plan = absl::GetFlag(FLAGS_unfused) ? PlanUnfused(*graph, limits) : PlanFusion(*graph, limits);
   if (!plan.ok()) return ReportError(plan.status());
+  if (absl::Status s = ApplyMatmulTileFlag(limits, *plan); !s.ok()) return ReportUsageError(s.message());
   absl::StatusOr<std::string> source = EmitTranslationUnit(*graph, *plan, limits);
   if (!source.ok()) return ReportError(source.status());
   absl::PrintF("%s", *source);

@@ -1,5 +1,6 @@
-// kiln eval FILE [--seed N] [--scale-down]: runs a graph on random inputs
-// through the CPU reference interpreter and summarizes each output.
+// kiln eval FILE [--seed N] [--scale-down] [--inputs name=path.npy,...]
+// [--save-outputs DIR]: runs a graph on the user's or random inputs through
+// the CPU reference interpreter and summarizes each output.
 //
 //   $ kiln eval bench/graphs/row_sum_16384x16384_f32.textproto --scale-down
 //   scaled down: every dim is now at most 256
@@ -19,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/tensor_io_flags.h"
 #include "frontends/graph_file.h"
 #include "frontends/scale_down.h"
 #include "graph/host_tensor.h"
@@ -75,6 +77,9 @@ int RunEvalCommand(const std::vector<std::string>& args) {
   if (args.size() != 1) return ReportUsageError("eval takes one graph file");
   absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
   if (!graph.ok()) return ReportError(graph.status());
+  if (absl::GetFlag(FLAGS_scale_down) && InputsFlagSet()) {
+    return ReportUsageError("--scale-down changes the input shapes; it cannot be used with --inputs");
+  }
   if (absl::GetFlag(FLAGS_scale_down)) {
     graph = ScaleDownGraph(*graph, kScaleDownMaxDim);
     if (!graph.ok()) return ReportError(graph.status());
@@ -82,20 +87,21 @@ int RunEvalCommand(const std::vector<std::string>& args) {
   if (absl::Status s = CheckEvalSize(*graph, absl::GetFlag(FLAGS_scale_down)); !s.ok()) return ReportError(s);
   if (absl::GetFlag(FLAGS_scale_down)) absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
 
-  const uint64_t seed = absl::GetFlag(FLAGS_seed);
-  std::vector<HostTensor> inputs;
-  for (NodeId id : graph->inputs()) {
-    const Node& node = graph->node(id);
-    const uint64_t input_seed = seed + inputs.size();
-    inputs.push_back(RandomTensor(node.dtype, node.shape, input_seed));
-    absl::PrintF("input %s: %s%s, random with seed %d\n", node.name, DTypeName(node.dtype),
-                 DimsString(node.shape), input_seed);
+  absl::StatusOr<GraphInputs> inputs = InputsFromFlags(*graph);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  for (size_t i = 0; i < inputs->tensors.size(); ++i) {
+    const Node& node = graph->node(graph->inputs()[i]);
+    absl::PrintF("input %s: %s%s, %s\n", node.name, DTypeName(node.dtype), DimsString(node.shape),
+                 inputs->origins[i]);
   }
-  absl::StatusOr<std::vector<HostTensor>> outputs = EvaluateReference(*graph, inputs);
+  absl::StatusOr<std::vector<HostTensor>> outputs = EvaluateReference(*graph, inputs->tensors);
   if (!outputs.ok()) return ReportError(outputs.status());
   for (size_t i = 0; i < outputs->size(); ++i) {
     PrintSummary(graph->node(graph->outputs()[i]), (*outputs)[i]);
   }
+  absl::StatusOr<std::vector<std::string>> saved = SaveOutputsFromFlags(*graph, *outputs);
+  if (!saved.ok()) return ReportError(saved.status());
+  for (const std::string& path : *saved) absl::PrintF("saved %s\n", path);
   return kExitOk;
 }
 

@@ -19,11 +19,14 @@ namespace {
 
 constexpr Command kCommands[] = {
     {"check", "kiln check FILE", RunCheckCommand},
-    {"eval", "kiln eval FILE [--seed N] [--scale-down]", RunEvalCommand},
+    {"eval", "kiln eval FILE [--seed N] [--scale-down] [--inputs name=path.npy,...] [--save-outputs DIR]",
+     RunEvalCommand},
     {"workload", "kiln workload NAME DTYPE DIMS [--out FILE]", RunWorkloadCommand},
     {"plan", "kiln plan FILE [--json | --dot | --svg FILE] [--explain]", RunPlanCommand},
     {"emit", "kiln emit FILE [--unfused]", RunEmitCommand},
-    {"run", "kiln run FILE [--unfused] [--iters N] [--json] [--save-io DIR] [--nocheck]", RunRunCommand},
+    {"run", "kiln run FILE [--unfused] [--iters N] [--json] [--save-io DIR] [--nocheck] "
+            "[--inputs name=path.npy,...] [--save-outputs DIR]", RunRunCommand},
+    {"convert", "kiln convert MODEL OUT", RunConvertCommand},
 };
 
 std::string UsageText() {

@@ -61,6 +61,7 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   const DeviceLimits& limits = *flag_limits;
   absl::StatusOr<Plan> fused = PlanFusion(*graph, limits);
   if (!fused.ok()) return ReportError(fused.status());
+  if (absl::Status s = ApplyMatmulTileFlag(limits, *fused); !s.ok()) return ReportUsageError(s.message());
   absl::StatusOr<Plan> unfused = PlanUnfused(*graph, limits);
   if (!unfused.ok()) return ReportError(unfused.status());
 

@@ -16,12 +16,13 @@
 #include "frontends/cli/commands.h"
 #include "frontends/cli/device_flags.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/tensor_io_flags.h"
 #include "frontends/graph_file.h"
 #include "fusion/traffic.h"
+#include "graph/tensor_bytes.h"
 #include "graph/reference.h"
 #include "runtime/event_timer.h"
 #include "runtime/executable.h"
-#include "runtime/host_transfer.h"
 #include "runtime/memory_budget.h"
 #include "runtime/nvrtc_compiler.h"
 
@@ -30,7 +31,6 @@ ABSL_FLAG(int, iters, 50, "run: timed repetitions (the median is reported)");
 ABSL_FLAG(std::string, save_io, "", "run: write inputs and outputs as raw tensors and io.json here");
 ABSL_FLAG(bool, check, true, "run: check the outputs against the reference interpreter");
 ABSL_DECLARE_FLAG(bool, json);
-ABSL_DECLARE_FLAG(uint64_t, seed);
 
 namespace kiln {
 namespace {
@@ -102,12 +102,15 @@ int RunRunCommand(const std::vector<std::string>& args) {
 
   const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(DeviceLimitsOf((*device)->info()));
   if (!limits.ok()) return ReportUsageError(limits.status().message());
+  const absl::StatusOr<std::optional<MatmulConfig>> matmul_tile = MatmulTileFromFlag();
+  if (!matmul_tile.ok()) return ReportUsageError(matmul_tile.status().message());
   KernelCache cache;
   const Clock::time_point start = Clock::now();
   absl::StatusOr<std::unique_ptr<Executable>> exe =
       Executable::Compile(*graph, **device, cache,
                           {.fuse = !absl::GetFlag(FLAGS_unfused),
-                           .limits = *limits});
+                           .limits = *limits,
+                           .matmul_config = *matmul_tile});
   if (!exe.ok()) return ReportError(exe.status());
   const double compile_ms = MillisSince(start);
 
@@ -118,11 +121,9 @@ int RunRunCommand(const std::vector<std::string>& args) {
     const Node& node = graph->node(id);
     if (absl::Status s = host->Take(node, NumElements(node.shape) * 8); !s.ok()) return ReportError(s);
   }
-  std::vector<HostTensor> inputs;
-  for (size_t i = 0; i < graph->inputs().size(); ++i) {
-    const Node& node = graph->node(graph->inputs()[i]);
-    inputs.push_back(RandomTensor(node.dtype, node.shape, absl::GetFlag(FLAGS_seed) + i));
-  }
+  absl::StatusOr<GraphInputs> graph_inputs = InputsFromFlags(*graph);
+  if (!graph_inputs.ok()) return ReportError(graph_inputs.status());
+  const std::vector<HostTensor>& inputs = graph_inputs->tensors;
   const Clock::time_point first_run = Clock::now();
   absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
   if (!outputs.ok()) return ReportError(outputs.status());
@@ -140,6 +141,8 @@ int RunRunCommand(const std::vector<std::string>& args) {
     }
     passed = max_error < tolerance;
   }
+  absl::StatusOr<std::vector<std::string>> saved = SaveOutputsFromFlags(*graph, *outputs);
+  if (!saved.ok()) return ReportError(saved.status());
   if (!absl::GetFlag(FLAGS_save_io).empty()) {
     if (absl::Status s = SaveIo(absl::GetFlag(FLAGS_save_io), *graph, inputs, *outputs); !s.ok()) return ReportError(s);
   }
@@ -227,6 +230,7 @@ int RunRunCommand(const std::vector<std::string>& args) {
     }
     absl::PrintF("compile %.1f ms (%d compiled, %d from disk cache); first result after %.1f ms; host %.2f us per Run\n",
                  compile_ms, stats.compiles, stats.disk_hits, first_result_ms, host_us);
+    for (const std::string& path : *saved) absl::PrintF("saved %s\n", path);
   }
   return passed ? kExitOk : ReportError(absl::InternalError(absl::StrFormat(
                                 "%s: result differs from the reference interpreter (relative error %.3g)", name, max_error)));

@@ -36,7 +36,7 @@ TEST(BadInputTest, EveryTruncationOfABinaryGraphFails) {
     ASSERT_FALSE(graph.ok()) << "cut at " << cut;
     EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument) << graph.status();
   }
-  EXPECT_EQ(Error(ParseGraphBinary("")), "graph has no format_version; this kiln reads version 1");
+  EXPECT_EQ(Error(ParseGraphBinary("")), "graph has no format_version; this kiln reads version 2");
   // Inside the output's name, then inside the last node.
   EXPECT_EQ(Error(ParseGraphBinary(absl::string_view(bytes).substr(0, bytes.size() - 1))), kNotAGraph);
   EXPECT_EQ(Error(ParseGraphBinary(absl::string_view(bytes).substr(0, bytes.size() - 5))), kNotAGraph);
@@ -97,13 +97,13 @@ TEST(BadInputTest, UnknownFieldsInBinaryAreRefused) {
   // Field 17, varint 1, at the top level.
   EXPECT_EQ(Error(ParseGraphBinary(bytes + "\x88\x01\x01")),
             "the graph holds field number 17, which the kiln graph format does not have");
-  // Field 12, length-delimited "ab", inside the first node.
+  // Field 40, length-delimited "ab", inside the first node.
   proto::GraphProto with_node_field;
   ASSERT_TRUE(with_node_field.ParseFromString(bytes));
   with_node_field.mutable_node(0)->GetReflection()->MutableUnknownFields(with_node_field.mutable_node(0))
-      ->AddLengthDelimited(12, "ab");
+      ->AddLengthDelimited(40, "ab");
   EXPECT_EQ(Error(ParseGraphBinary(with_node_field.SerializeAsString())),
-            "node 0 (\"x\") holds field number 12, which the kiln graph format does not have");
+            "node 0 (\"x\") holds field number 40, which the kiln graph format does not have");
   // A group (wire type 3) of an unknown number, after a node.
   EXPECT_EQ(Error(ParseGraphBinary(bytes + "\xa3\x06\xa4\x06")),
             "the graph holds field number 100, which the kiln graph format does not have");
@@ -242,10 +242,24 @@ TEST(BadInputTest, Outputs) {
 }
 
 TEST(BadInputTest, FormatVersions) {
-  EXPECT_EQ(Error(ParseGraphText("format_version: 2\n")),
-            "graph has format_version 2, newer than the version 1 this kiln reads; upgrade kiln");
+  EXPECT_EQ(Error(ParseGraphText("format_version: 3\n")),
+            "graph has format_version 3, newer than the version 2 this kiln reads; upgrade kiln");
   EXPECT_EQ(Error(ParseGraphText(R"pb(node { name: "x" op: "input" dtype: F32 } output: "x")pb")),
-            "graph has no format_version; this kiln reads version 1");
+            "graph has no format_version; this kiln reads version 2");
+  // Version 1 predates tensor constants and slices.
+  EXPECT_EQ(Error(ParseGraphText(
+                R"pb(format_version: 1 node { name: "c" op: "constant" dtype: I32 shape: 1 data: "\001\000\000\000" } output: "c")pb")),
+            "node \"c\" (constant): tensor constants need format_version 2; the file says 1");
+  EXPECT_EQ(Error(ParseGraphText(R"pb(format_version: 1
+                                      node { name: "x" op: "input" dtype: F32 shape: 4 }
+                                      node { name: "y" op: "slice" operand: "x" shape: 2 starts: 0 steps: 2 }
+                                      output: "y")pb")),
+            "node \"y\" (slice): slices need format_version 2; the file says 1");
+  EXPECT_TRUE(ParseGraphText(R"pb(format_version: 2
+                                  node { name: "x" op: "input" dtype: F32 shape: 4 }
+                                  node { name: "y" op: "slice" operand: "x" shape: 2 starts: 0 steps: 2 }
+                                  output: "y")pb")
+                  .ok());
 }
 
 TEST(BadInputTest, NamesAreEscapedInMessages) {

@@ -103,7 +103,8 @@ TEST_F(CliTest, CheckSummarizesABundledGraph) {
                                "  constant: 4\n"
                                "  tanh: 1\n"
                                "  add: 2\n"
-                               "  mul: 6\n");
+                               "  mul: 6\n"
+                               "parameters: 0 in 0 tensor constants (0 bytes)\n");
 }
 
 TEST_F(CliTest, CheckListsNodesDroppedFromThePlan) {
@@ -125,6 +126,7 @@ TEST_F(CliTest, CheckListsNodesDroppedFromThePlan) {
                                "  input: 1\n"
                                "  neg: 1\n"
                                "  transpose: 1\n"
+                               "parameters: 0 in 0 tensor constants (0 bytes)\n"
                                "unused, dropped from the plan (no output depends on them):\n"
                                "  dead: f32[4,4] (transpose)\n");
   std::string many = "format_version: 1\nnode { name: \"x\" op: \"input\" dtype: F32 shape: [4] }\n";
@@ -343,7 +345,7 @@ class KilnBinaryTest : public CliTest {
 constexpr char kUsage[] =
     "usage:\n"
     "  kiln check FILE\n"
-    "  kiln eval FILE [--seed N] [--scale-down]\n"
+    "  kiln eval FILE [--seed N] [--scale-down] [--inputs name=path.npy,...] [--save-outputs DIR]\n"
     "  kiln workload NAME DTYPE DIMS [--out FILE]\n";
 
 TEST_F(KilnBinaryTest, BadUsePrintsTheUsage) {

@@ -16,7 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
-#include "runtime/host_transfer.h"
+#include "graph/tensor_bytes.h"
 #include "tests/differential.h"
 
 namespace kiln {

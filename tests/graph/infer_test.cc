@@ -206,7 +206,7 @@ TEST_F(InferTest, OperandAndAttributeErrors) {
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .perm = {1, 0}}),
                 "node \"y\" (exp): perm is only for transpose");
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .shape = {6}}),
-                "node \"y\" (exp): a shape is only given for inputs and reshapes");
+                "node \"y\" (exp): a shape is only given for inputs, constants, reshapes and slices");
 }
 
 TEST_F(InferTest, ShapeErrors) {
@@ -220,7 +220,7 @@ TEST_F(InferTest, ShapeErrors) {
   ExpectInvalid(Error({.name = "x", .op = OpKind::kInput, .shape = {1, 1, 1, 1, 1, 1, 1, 1, 1}}),
                 "node \"x\" (input): rank 9 exceeds the maximum rank 8");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .shape = {1}, .value = 1}),
-                "node \"c\" (constant): a constant is a scalar; its shape must be []");
+                "node \"c\" (constant): a scalar constant has shape []; a constant of shape [1] needs its data");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .dtype = DType::kI32, .value = 1.5}),
                 "node \"c\" (constant): value 1.5 is not a valid i32");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .dtype = DType::kBool, .value = 0.5}),
@@ -330,15 +330,25 @@ TEST_F(InferTest, MatmulErrors) {
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a, n}}),
                 "node \"c\" (matmul): operand 1 (\"n\") has dtype i32, which this op does not "
                 "accept");
-  ExpectInvalid(
-      Error({.name = "c", .op = OpKind::kMatmul, .operands = {a, a3}}),
-      "node \"c\" (matmul): operands [2,3] and [2,3,4] must both be rank 2, or both rank 3 "
-      "(batched)");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {v, v}}),
-                "node \"c\" (matmul): operands [3] and [3] must both be rank 2, or both rank 3 "
-                "(batched)");
+                "node \"c\" (matmul): operands [3] and [3] must have rank 2 to 6 ([..., M, K] x [..., K, N])");
+  NodeId r7 = Input("r7", DType::kF32, {1, 1, 1, 1, 1, 3, 4});
+  ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a, r7}}),
+                "node \"c\" (matmul): operands [2,3] and [1,1,1,1,1,3,4] must have rank 2 to 6 ([..., M, K] x "
+                "[..., K, N])");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a3, b3}}),
-                "node \"c\" (matmul): batch dims differ: [2,3,4] x [3,4,5]");
+                "node \"c\" (matmul): batch dims of [2,3,4] and [3,4,5] cannot broadcast");
+}
+
+TEST_F(InferTest, MatmulBroadcastsBatchDims) {
+  NodeId a = Input("a", DType::kBF16, {2, 1, 5, 3});
+  NodeId b = Input("b", DType::kBF16, {4, 3, 7});
+  NodeId w = Input("w", DType::kBF16, {3, 7});
+  NodeId a3 = Input("a3", DType::kBF16, {6, 5, 3});
+  EXPECT_EQ(Add({.name = "c_ab", .op = OpKind::kMatmul, .operands = {a, b}}).shape, (Dims{2, 4, 5, 7}));
+  EXPECT_EQ(Add({.name = "c_a3w", .op = OpKind::kMatmul, .operands = {a3, w}}).shape, (Dims{6, 5, 7}));
+  NodeId m = Input("m", DType::kBF16, {5, 3});
+  EXPECT_EQ(Add({.name = "c_mb", .op = OpKind::kMatmul, .operands = {m, b}}).shape, (Dims{4, 5, 7}));
 }
 
 TEST_F(InferTest, ReshapeAndTransposeErrors) {

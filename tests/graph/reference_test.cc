@@ -162,6 +162,31 @@ TEST(ReferenceTest, MatmulMatchesNaiveLoops) {
   }
 }
 
+// Broadcast batch dims read the same matrix for every batch they span: each
+// product equals the unbatched product of the matrices it pairs.
+TEST(ReferenceTest, MatmulBroadcastsBatchDims) {
+  GraphBuilder b;
+  Value a = b.Input("a", DType::kF32, {2, 1, 4, 5});
+  Value w = b.Input("w", DType::kF32, {3, 5, 6});
+  const HostTensor at = RandomTensor(DType::kF32, {2, 1, 4, 5}, 20);
+  const HostTensor wt = RandomTensor(DType::kF32, {3, 5, 6}, 21);
+  std::vector<HostTensor> out = Evaluate(b.Build({Matmul(a, w)}), {at, wt});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(out[0].shape, ElementsAre(2, 3, 4, 6));
+  auto matrix = [](const HostTensor& t, int64_t index, int64_t elements) {
+    HostTensor m{.dtype = t.dtype, .shape = {1, elements}};
+    m.data.assign(t.data.begin() + index * elements, t.data.begin() + (index + 1) * elements);
+    return m;
+  };
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      const std::vector<double> expected = NaiveMatmul(matrix(at, i, 20), matrix(wt, j, 30), 1, 4, 5, 6, DType::kF32);
+      const std::vector<double> got(out[0].data.begin() + (i * 3 + j) * 24, out[0].data.begin() + (i * 3 + j + 1) * 24);
+      EXPECT_EQ(got, expected) << "batch " << i << "," << j;
+    }
+  }
+}
+
 TEST(ReferenceTest, MatmulAccumulatesInDoubleAndRoundsOnce) {
   // In bf16 units of 2^-10 the sum is 1 + 6 units; bf16 spacing at 1 is 8 units,
   // so one rounding gives 1 + 2^-7, while bf16 running sums would stay at 1.

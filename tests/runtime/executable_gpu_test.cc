@@ -68,26 +68,6 @@ TEST_F(ExecutableGpuTest, MatmulOnEveryPathMatchesTheReference) {
   }
 }
 
-TEST_F(ExecutableGpuTest, EveryAcceptedMatmulTileMatchesTheReference) {
-  KernelCache cache({.use_disk = false});
-  const std::vector<std::pair<std::string, Graph>> graphs = {
-      {"bf16 partial tiles", *MatmulRelu(DType::kBF16, 200, 328, 72)},
-      {"f16 element copies", *MatmulRelu(DType::kF16, 100, 60, 20)},
-  };
-  for (int block_m : {64, 128, 256}) {
-    for (int block_n : {64, 128, 256}) {
-      for (int block_k : {32, 64}) {
-        DeviceLimits limits = DeviceLimitsOf(device().info());
-        limits.matmul_tile = MatmulTile{.block_m = block_m, .block_n = block_n, .block_k = block_k, .stages = 3};
-        if (!ValidateMatmulTile(*limits.matmul_tile, limits).ok()) continue;
-        for (const auto& [name, graph] : graphs) {
-          EXPECT_EQ(CheckGraph(graph, cache, 11, limits), "")
-              << name << " " << block_m << "x" << block_n << "x" << block_k;
-        }
-      }
-    }
-  }
-}
 
 }  // namespace
 }  // namespace kiln
