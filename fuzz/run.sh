@@ -5,8 +5,9 @@
 #
 #   bash fuzz/run.sh build-fuzz 60
 #
-# A target reads fuzz/corpus/<name> (its name without _fuzzer) when that
-# folder exists, and every seed folder otherwise.
+# A target's seeds are fuzz/corpus/<name> (its name without _fuzzer), or the
+# folders that fuzz/corpus/<name>.dirs lists; its dictionary is
+# fuzz/<name>.dict, or fuzz/graph.dict.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: fuzz/run.sh BUILD SECONDS}
@@ -16,14 +17,23 @@ failed=()
 for source in fuzz/*_fuzzer.cc; do
   target=$(basename "$source" .cc)
   name=${target%_fuzzer}
-  if [ -d "fuzz/corpus/$name" ]; then seeds=("fuzz/corpus/$name"); else seeds=(fuzz/corpus/*/); fi
+  if [ -f "fuzz/corpus/$name.dirs" ]; then
+    mapfile -t seeds < <(sed 's|^|fuzz/corpus/|' "fuzz/corpus/$name.dirs")
+  else
+    seeds=("fuzz/corpus/$name")
+  fi
+  dict=fuzz/$name.dict
+  [ -f "$dict" ] || dict=fuzz/graph.dict
+  # Inputs may grow to 4 KiB, or to the largest seed (an ONNX model) if that is larger.
+  largest=$(find "${seeds[@]}" -type f -printf '%s\n' | sort -n | tail -1)
+  max_len=$(( ${largest:-0} > 4096 ? largest : 4096 ))
   work="$build/fuzz-corpus/$name"
   mkdir -p "$work"
   log="$build/fuzz-artifacts/$name.log"
   echo "fuzz: $target for ${seconds}s from ${seeds[*]}"
   # -timeout catches hangs, -rss_limit_mb runaway memory; the first corpus
   # folder is the one libFuzzer writes to, so the committed seeds stay as they are.
-  "$build/fuzz/$target" -max_total_time="$seconds" -dict=fuzz/graph.dict -max_len=4096 -timeout=10 \
+  "$build/fuzz/$target" -max_total_time="$seconds" -dict="$dict" -max_len="$max_len" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$build/fuzz-artifacts/$name-" \
     "$work" "${seeds[@]}" >"$log" 2>&1
   status=$?

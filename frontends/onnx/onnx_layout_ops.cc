@@ -6,10 +6,12 @@
 #include <cmath>
 #include <memory>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "frontends/onnx/onnx_ops.h"
+#include "graph/checked_math.h"
 #include "graph/tensor_bytes.h"
 
 namespace kiln {
@@ -100,7 +102,11 @@ absl::StatusOr<Dims> ReshapeTarget(OnnxContext& c, const Dims& in) {
     } else if (d < 0) {
       return c.Invalid(absl::StrCat("shape entry ", d, " is negative"));
     } else {
-      known_product *= d;
+      const std::optional<int64_t> product = CheckedMul(known_product, d);
+      if (!product.has_value() || *product > kMaxElements) {
+        return c.Invalid(absl::StrCat("shape [", absl::StrJoin(*target, ","), "] has more than 2^48 elements"));
+      }
+      known_product = *product;
     }
     shape.push_back(d);
   }

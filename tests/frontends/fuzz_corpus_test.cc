@@ -1,5 +1,5 @@
 // The fuzz targets' seed corpus (fuzz/corpus) stays valid: every seed loads
-// and plans, and each binary seed is its text seed's encoding, so a format
+// (or imports) and plans, and each binary seed is its text seed's encoding, so a format
 // change that breaks the seeds is caught here rather than by a fuzzer that
 // silently starts from nothing.
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include <string>
 
 #include "frontends/graph_file.h"
+#include "frontends/onnx/onnx_import.h"
 #include "fusion/planner.h"
 #include "gtest/gtest.h"
 
@@ -43,6 +44,19 @@ TEST(FuzzCorpusTest, EverySeedLoadsAndPlans) {
     ASSERT_TRUE(text.ok() && binary.ok()) << seed;
     EXPECT_EQ(SerializeGraphText(*text), SerializeGraphText(*binary)) << seed;
   }
+}
+
+TEST(FuzzCorpusTest, EveryOnnxSeedImportsAndPlans) {
+  int seeds = 0;
+  for (const fs::directory_entry& entry : fs::directory_iterator(CorpusDir("onnx_importer"))) {
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_EQ(entry.path().extension(), ".onnx");
+    absl::StatusOr<Graph> graph = ImportOnnxFile(entry.path().string());
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    EXPECT_TRUE(PlanFusion(*graph, DeviceLimits{}).ok());
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 3);
 }
 
 }  // namespace

@@ -157,6 +157,17 @@ TEST_F(OnnxImportTest, BadModelsAreInvalid) {
   EXPECT_EQ(ParseOnnxModel("\x08\x96", ".").status().message(), "not a valid ONNX model (malformed or truncated protobuf)");
 }
 
+// Found by fuzz/onnx_importer_fuzzer: the product of a target shape's known
+// entries overflowed int64 before the -1 entry was inferred.
+TEST_F(OnnxImportTest, ReshapeTargetsPastTheElementLimitAreRefused) {
+  Initializer("target", {int64_t{1} << 53, 1093027228933, -1});
+  Node("Reshape", {"x", "target"}, "y");
+  Output("y");
+  EXPECT_EQ(Error().message(),
+            "ONNX node \"y\" (Reshape, opset 17): shape [9007199254740992,1093027228933,-1] has more than 2^48 "
+            "elements");
+}
+
 TEST_F(OnnxImportTest, HostileModelsGetAnErrorNotACrash) {
   Initializer("a", {1, 5});
   Initializer("b", {4, 2});
