@@ -21,9 +21,7 @@ bool Oversized(const MatmulSchedule& s, int block_m, int block_n) {
 }  // namespace
 
 std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const DeviceLimits& limits) {
-  std::vector<MatmulConfig> out;
-  if (s.tier == MatmulTier::kFfma) return out;
-  out.push_back(s.config);
+  std::vector<MatmulConfig> out = {s.config};
   auto add = [&](const MatmulConfig& c) {
     MatmulSchedule trial = s;
     if (std::find(out.begin(), out.end(), c) == out.end() && ApplyMatmulConfig(c, "candidate", limits, trial).ok()) {
@@ -31,7 +29,9 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
     }
   };
   for (int group : kGroups) {
-    if (s.tier == MatmulTier::kWgmma) {
+    if (s.tier == MatmulTier::kFfma) {
+      for (int bm : {128, 256}) add({.block_m = bm, .block_n = 128, .block_k = 8, .stages = 2, .group_m = group});
+    } else if (s.tier == MatmulTier::kWgmma) {
       for (const auto& [bm, bn] : kWgmmaTiles) {
         if (Oversized(s, bm, bn)) continue;
         MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = 64, .stages = 8, .group_m = group};
