@@ -79,7 +79,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     spec.dtype = out_dtype;
     spec.dims = {s.n, s.m, s.batch};
     spec.strides = {s.n * size, s.m * s.n * size};
-    spec.box = {static_cast<int>(kSwizzleBytes / size), c.block_m / 2, 1};
+    // A consumer stores the rows of the tile it owns.
+    spec.box = {static_cast<int>(kSwizzleBytes / size), c.pingpong ? c.block_m : c.block_m / 2, 1};
     staged.push_back({output, signature.AddTensorMap(output, spec, true)});
     signature.OmitPointer(output);
   }
@@ -90,7 +91,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", s.m, "LL, ", s.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", c.block_m, ", ", c.block_n, ", ", c.stages, ", ", Bool(a_mn_major), ", ",
-                  Bool(b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", mma, ", ", batches, ">;\n",
+                  Bool(b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ", mma, ", ",
+                  batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
                   ", \"launch shape\");\n", "  extern __shared__ unsigned char shared_bytes[];\n",
@@ -98,8 +100,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   "  const unsigned base = kiln_shared_address(shared);\n", "  Gemm::init(base);\n",
                   "  if (Gemm::is_producer()) {\n", "    Gemm::produce(base, &", map_a, ", &", map_b, ");\n",
                   "  } else {\n", "    Gemm::Consumer consumer(shared);\n",
-                  "    for (int t = blockIdx.x; t < Gemm::kTiles; t += gridDim.x) {\n",
-                  "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop();\n");
+                  "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kTiles; t = Gemm::next_tile(t)) {\n",
+                  "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
 
   // The flat output index of (row, col), once per pair: every output has the
   // matmul's shape.

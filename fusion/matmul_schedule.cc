@@ -101,6 +101,7 @@ absl::Status FitsSharedMemory(int64_t bytes, const DeviceLimits& limits, absl::s
 }
 
 absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+  if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
   if (!OneOf(c.block_m, {64, 128, 256}) || !OneOf(c.block_n, {64, 128, 256}) ||
       (c.block_m == 256 && c.block_n == 256)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
@@ -113,6 +114,7 @@ absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, 
 int64_t FfmaSharedBytes(const MatmulConfig& c) { return int64_t{2} * c.block_k * (c.block_m + c.block_n) * 4; }
 
 absl::Status ValidateFfma(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+  if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
   if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages != 2) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 stages"));
   }
@@ -122,10 +124,17 @@ absl::Status ValidateFfma(const MatmulConfig& c, const DeviceLimits& limits, abs
 
 absl::Status ValidateWgmma(const MatmulConfig& c, int staging_element_bytes, const DeviceLimits& limits,
                            absl::string_view name) {
-  // A consumer warpgroup owns half the rows, 64 or 128, and keeps its
-  // 64-row slabs' accumulators (block_n / 2 registers each) in 128 registers.
-  if (!OneOf(c.block_m, {128, 256}) || !OneOf(c.block_n, {64, 128, 192, 256}) ||
-      (c.block_m == 256 && c.block_n > 128)) {
+  // A consumer warpgroup owns half the rows (cooperative) or all of them
+  // (ping-pong), 64 or 128, and keeps its 64-row slabs' accumulators
+  // (block_n / 2 registers each) in 128 registers.
+  if (c.pingpong) {
+    if (!OneOf(c.block_m, {64, 128}) || !OneOf(c.block_n, {64, 128, 192, 256}) ||
+        (c.block_m == 128 && c.block_n > 128)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, ": ping-pong wgmma tiles are 64 x (64, 128, 192 or 256), or 128 x (64 or 128)"));
+    }
+  } else if (!OneOf(c.block_m, {128, 256}) || !OneOf(c.block_n, {64, 128, 192, 256}) ||
+             (c.block_m == 256 && c.block_n > 128)) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or 128)"));
   }
@@ -186,7 +195,8 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
 
 int64_t WgmmaSharedBytes(const MatmulConfig& c, int staging_element_bytes) {
   const int64_t stage = int64_t{c.block_m + c.block_n} * c.block_k * 2;
-  const int64_t staging = int64_t{c.block_m} * c.block_n * staging_element_bytes;
+  // One staging tile per consumer: half the block's rows each, or all of them.
+  const int64_t staging = int64_t{c.block_m} * (c.pingpong ? 2 : 1) * c.block_n * staging_element_bytes;
   return c.stages * stage + staging + 2 * c.stages * 8 + 1024;
 }
 
@@ -227,7 +237,7 @@ absl::Status WgmmaCanRun(const Graph& graph, NodeId matmul, const MatmulOperand&
     }
   }
   // The smallest tile with two stages, staging 4-byte outputs.
-  constexpr MatmulConfig kSmallest{.block_m = 128, .block_n = 64, .block_k = 64, .stages = 2};
+  constexpr MatmulConfig kSmallest{.block_m = 128, .block_n = 64, .block_k = 64, .stages = 2};  // cooperative
   if (WgmmaSharedBytes(kSmallest, 4) > limits.shared_bytes_per_block) {
     return absl::FailedPreconditionError(
         absl::StrCat("no wgmma tile fits in ", limits.shared_bytes_per_block, " bytes of shared memory"));
