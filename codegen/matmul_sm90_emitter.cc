@@ -33,6 +33,11 @@ TensorMapSpec OperandMap(const Graph& graph, const MatmulOperand& operand, int64
 
 std::string Bool(bool b) { return b ? "true" : "false"; }
 
+// The declaration of the pair's flat index, where the element code reads it.
+std::string FlatIndexIfUsed(const std::string& declaration, const std::string& code) {
+  return code.find("(i0 + ") == std::string::npos ? "" : declaration;
+}
+
 }  // namespace
 
 absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const Kernel& kernel) {
@@ -125,7 +130,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     }
     absl::StrAppend(&body, "      consumer.staging_acquire();\n",
                     "      consumer.for_each_pair(tile, [&](int r, int c, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", first, pair_code,
+                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", FlatIndexIfUsed(first, pair_code),
+                    pair_code,
                     "        consumer.stage_pair<", type, ">(r, c, s0, s1);\n", "      });\n",
                     "      consumer.store_staged<", type, ">(&", map, ", tile);\n");
   }
@@ -143,7 +149,9 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     }
     absl::StrAppend(&body,
                     "      consumer.for_each_pair(tile, [&](int, int, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, ") return;\n", first, element_code[0], element_code[1], "      });\n");
+                    "        if (row >= ", s.m, ") return;\n",
+                    FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])), element_code[0],
+                    element_code[1], "      });\n");
   }
   absl::StrAppend(&body, "    }\n    consumer.finish();\n  }\n}\n");
 
