@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/cuda_types.h"
 #include "codegen/element_program.h"
+#include "codegen/expr_emitter.h"
 
 namespace kiln {
 namespace {
@@ -75,8 +76,7 @@ absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& tar
   absl::flat_hash_map<NodeId, std::string> known = {{matmul, RoundedAccumulator(graph_.node(matmul).dtype, acc)}};
   ElementProgram program(graph_, kernel_.nodes, [&](NodeId operand, NodeId) {
     const Node& input = graph_.node(operand);
-    return LoadConversion(input.dtype,
-                          absl::StrCat(signature_.InputName(operand), "[", OperandIndex(input.shape, at), "]"));
+    return OperandAt(input, signature_.InputName(operand), OperandIndex(input.shape, at));
   });
   if (absl::Status st = program.Emit(targets, known, code, indent); !st.ok()) return st;
   StoredValues stored;

@@ -97,6 +97,13 @@ namespace {
 
 absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, bool fuse) {
   if (absl::Status s = VerifyGraph(user_graph); !s.ok()) return s;
+  for (NodeId id : user_graph.outputs()) {
+    if (user_graph.node(id).op == OpKind::kIota) {
+      return absl::UnimplementedError(absl::StrCat(NodeLabel(user_graph.node(id)),
+                                                   ": an iota is computed where it is read and cannot be a graph "
+                                                   "output; add 0 to it to store it"));
+    }
+  }
   const std::optional<Graph> live = WithoutDeadNodes(user_graph);
   const Graph& graph = live.has_value() ? *live : user_graph;
   const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits) : std::vector<bool>(graph.size(), false);
@@ -129,7 +136,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
       for (NodeId operand : graph.node(n).operands) {
         // A folded transpose is read as its source's memory.
         const NodeId p = folded[operand] ? graph.node(operand).operands[0] : operand;
-        if (plan.kernel_of[p] == gid || IsScalarConstant(graph.node(p))) continue;
+        if (plan.kernel_of[p] == gid || IsComputedSource(graph.node(p))) continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), p) == kernel.inputs.end()) {
           kernel.inputs.push_back(p);
         }

@@ -85,6 +85,19 @@ TEST(NvrtcCompileTest, MatmulOnEveryPathWithEpilogues) {
   ExpectEveryKernelCompiles(BatchedMatmulWithEpilogue(DType::kBF16, 2, 96, 80, 64));
 }
 
+// Positions computed from indices in pointwise, row and matmul kernels.
+TEST(NvrtcCompileTest, IotaMasksCompile) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {3, 96, 96});
+  Value w = b.Input("w", DType::kBF16, {96, 64});
+  Value causal = Ge(b.Iota(DType::kI32, {96, 96}, 0), b.Iota(DType::kI32, {96, 96}, 1));
+  Value masked = Select(causal, x, b.Constant(-INFINITY, DType::kBF16));
+  Value e = Exp(masked - ReduceMax(masked, {2}, true));
+  Value p = e / ReduceSum(e, {2}, true);
+  Value positions = Matmul(x, w) + b.Iota(DType::kBF16, {96, 64}, 0);
+  ExpectEveryKernelCompiles(*b.Build({p, Relu(positions), b.Iota(DType::kI32, {3, 96, 96}, 2) + Cast(causal, DType::kI32)}));
+}
+
 TEST(NvrtcCompileTest, MatmulBeforeHopperUsesMmaSync) {
   DeviceLimits ampere;
   ampere.compute_capability = 80;
