@@ -29,4 +29,25 @@ std::string WgmmaInstruction(absl::string_view name, int n, DType dtype) {
       "\n        : \"l\"(a), \"l\"(b), \"r\"(1), \"n\"(kTransA), \"n\"(kTransB));\n  }\n};\n");
 }
 
+std::string WgmmaInstructionRegisterA(absl::string_view name, int n, DType dtype, bool trans_b) {
+  const int registers = n / 2;
+  const char* type = dtype == DType::kBF16 ? "bf16" : "f16";
+  std::vector<std::string> accumulators, constraints;
+  for (int i = 0; i < registers; ++i) {
+    accumulators.push_back(absl::StrCat("%", i));
+    constraints.push_back(absl::StrCat("\"+f\"(d[", i, "])"));
+  }
+  // After the accumulators: the four A registers, B's descriptor, scale-d.
+  return absl::StrCat(
+      "// wgmma m64n", n, "k16, ", type, " A from registers, B from shared memory, fp32 accumulators.\n", "struct ",
+      name, " {\n  static __device__ __forceinline__ void run(float (&d)[", registers,
+      "], const unsigned (&a)[4], unsigned long long b) {\n    asm volatile(\n",
+      "        \"{ .reg .pred p; setp.ne.b32 p, %", registers + 5, ", 0; \"\n",
+      "        \"wgmma.mma_async.sync.aligned.m64n", n, "k16.f32.", type, ".", type, " {",
+      absl::StrJoin(accumulators, ", "), "}, {%", registers, ", %", registers + 1, ", %", registers + 2, ", %",
+      registers + 3, "}, %", registers + 4, ", p, 1, 1, ", trans_b ? 1 : 0, "; }\"\n        : ",
+      absl::StrJoin(constraints, ", "),
+      "\n        : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(1));\n  }\n};\n");
+}
+
 }  // namespace kiln

@@ -98,6 +98,19 @@ TEST(NvrtcCompileTest, IotaMasksCompile) {
   ExpectEveryKernelCompiles(*b.Build({p, Relu(positions), b.Iota(DType::kI32, {3, 96, 96}, 2) + Cast(causal, DType::kI32)}));
 }
 
+TEST(NvrtcCompileTest, AttentionKernelsCompile) {
+  ExpectEveryKernelCompiles(*AttentionNaive(DType::kBF16, 2, 4, 384, 128, /*causal=*/false));
+  ExpectEveryKernelCompiles(*AttentionNaive(DType::kF16, 2, 4, 200, 64, /*causal=*/true));
+  // A stored Kᵀ (keys contiguous), an additive bias, odd lengths, no max.
+  GraphBuilder b;
+  Value q = b.Input("q", DType::kBF16, {3, 200, 64});
+  Value kt = b.Input("kt", DType::kBF16, {3, 64, 328});
+  Value v = b.Input("v", DType::kBF16, {3, 328, 128});
+  Value bias = b.Input("bias", DType::kBF16, {3, 200, 328});
+  Value e = Exp(Matmul(q, kt) * 0.125 + bias);
+  ExpectEveryKernelCompiles(*b.Build({Matmul(e / ReduceSum(e, {2}, true), v)}));
+}
+
 TEST(NvrtcCompileTest, MatmulBeforeHopperUsesMmaSync) {
   DeviceLimits ampere;
   ampere.compute_capability = 80;
