@@ -25,13 +25,14 @@ import json
 import math
 import pathlib
 import shlex
-import statistics
 import subprocess
 import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from cuda_timing import median_us
 
 TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -43,19 +44,6 @@ def parse_name(path: str):
     return workload, tuple(int(d) for d in dims.split("x")), dtype
 
 
-def median_us(fn, reps: int) -> float:
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    return statistics.median(times)
 
 
 def naive(q, k, v, causal: bool):

@@ -29,13 +29,14 @@ import json
 import pathlib
 import re
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
 
 import torch
 import torch.nn.functional as F
+
+from cuda_timing import median_us
 
 TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -49,19 +50,6 @@ def parse_name(path: str):
     return workload, (m, n, k), dtype
 
 
-def median_us(fn, reps: int) -> float:
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    return statistics.median(times)
 
 
 def gelu_tanh(x):
