@@ -2,7 +2,7 @@
 """Attention derived by fusion against PyTorch's attention kernels, in one run on one GPU.
 
     python3 bench/attention_bench.py --kiln ".gpu/run kiln" --out DIR \\
-        [--graphs bench/graphs/attention/*.textproto] [--reps 30]
+        [--graphs bench/graphs/attention/*.textproto] [--reps 30] [--skip-compile]
 
 For each graph bench/graphs/attention/<attention_naive|attention_causal>_<B>x<H>x<S>x<D>_<dtype>.textproto:
   kiln     `kiln run FILE --json --no-check`: the naive graph as kiln plans it (one attention
@@ -10,7 +10,8 @@ For each graph bench/graphs/attention/<attention_naive|attention_causal>_<B>x<H>
            CPU reference at these sizes would take minutes
   flash    F.scaled_dot_product_attention with the flash backend
   efficient  the same with the memory-efficient backend
-  compile  torch.compile of the naive function (q @ kᵀ / sqrt(D), mask, softmax, @ v)
+  compile  torch.compile of the naive function (q @ kᵀ / sqrt(D), mask, softmax, @ v), unless
+           --skip-compile
   eager    the naive function in eager PyTorch
 TFLOP/s count 4·B·H·S²·D, halved for causal. Times are medians of --reps repetitions between
 CUDA events after warm-up, on random inputs. Writes DIR/attention.json and DIR/attention.md.
@@ -55,7 +56,7 @@ def naive(q, k, v, causal: bool):
     return torch.softmax(s, dim=-1) @ v
 
 
-def peers(shape, dtype: str, causal: bool, reps: int) -> dict:
+def peers(shape, dtype: str, causal: bool, reps: int, skip_compile: bool) -> dict:
     b, h, s, d = shape
     t = TORCH_DTYPES[dtype]
     q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=t) for _ in range(3))
@@ -64,8 +65,9 @@ def peers(shape, dtype: str, causal: bool, reps: int) -> dict:
         with sdpa_kernel(backend):
             out[name] = {"what": f"SDPA ({name})",
                          "us": median_us(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal), reps)}
-    compiled = torch.compile(lambda q, k, v: naive(q, k, v, causal))
-    out["compile"] = {"what": "torch.compile of the naive function", "us": median_us(lambda: compiled(q, k, v), reps)}
+    if not skip_compile:
+        compiled = torch.compile(lambda q, k, v: naive(q, k, v, causal))
+        out["compile"] = {"what": "torch.compile of the naive function", "us": median_us(lambda: compiled(q, k, v), reps)}
     if s <= 4096:  # eager materializes S x S scores per head
         out["eager"] = {"what": "eager naive", "us": median_us(lambda: naive(q, k, v, causal), reps)}
     return out
@@ -93,6 +95,7 @@ def main() -> int:
     parser.add_argument("--graphs", nargs="+", default=sorted(glob.glob(
         str(pathlib.Path(__file__).parent / "graphs" / "attention" / "*.textproto"))))
     parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--skip-compile", action="store_true", help="leave torch.compile out (it compiles per shape)")
     args = parser.parse_args()
     kiln = shlex.split(args.kiln)
     out = pathlib.Path(args.out)
@@ -111,7 +114,7 @@ def main() -> int:
         print(f"== {name}", flush=True)
         kiln_result = run_kiln(kiln, graph)
         row = {"graph": name, "shape": shape, "dtype": dtype, "causal": causal, "flops": flops, "kiln": kiln_result,
-               "peers": peers(shape, dtype, causal, args.reps)}
+               "peers": peers(shape, dtype, causal, args.reps, args.skip_compile)}
         rows.append(row)
         kiln_us = kiln_result.get("us") or float("nan")
         for peer in row["peers"].values():
