@@ -1,6 +1,7 @@
 #include "codegen/kernel_codegen.h"
 
 #include "absl/strings/str_cat.h"
+#include "codegen/attention_emitter.h"
 #include "codegen/device_library.h"
 #include "codegen/layout_emitters.h"
 #include "codegen/matmul_emitter.h"
@@ -17,6 +18,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
     case KernelKind::kReduction: return EmitStridedReduction(graph, kernel, limits);
     case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
     case KernelKind::kSlice: return EmitSlice(graph, kernel, limits);
+    case KernelKind::kAttention: return EmitAttentionKernel(graph, kernel);
     case KernelKind::kMatmul: return EmitMatmulKernel(graph, kernel, limits);
   }
   return absl::InternalError("unknown kernel kind");

@@ -323,6 +323,26 @@ TEST(PlannerTest, TransposesThatCannotBeLayoutsStayKernels) {
   EXPECT_EQ(odd.kernels[1].matmul.tier, MatmulTier::kMmaSync);
 }
 
+TEST(PlannerTest, IotaMasksAreComputedNotRead) {
+  // A causal mask over a row softmax: one kernel reading x alone.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {64, 64});
+  Value causal = Ge(b.Iota(DType::kI32, {64, 64}, 0), b.Iota(DType::kI32, {64, 64}, 1));
+  Value masked = Select(causal, x, b.Constant(-INFINITY, DType::kF32));
+  Value e = Exp(masked - ReduceMax(masked, {1}, true));
+  const Graph graph = *b.Build({(e / ReduceSum(e, {1}, true)).Named("p")});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_THAT(NodeNames(graph, plan.kernels[0].inputs), ElementsAre("x"));
+  EXPECT_EQ(plan.total.bytes(), 2 * 64 * 64 * 4);
+
+  GraphBuilder o;
+  Value i = o.Iota(DType::kF32, {4}, 0).Named("positions");
+  EXPECT_EQ(PlanFusion(*o.Build({i}), DeviceLimits{}).status(),
+            absl::UnimplementedError("node \"positions\" (iota): an iota is computed where it is read and cannot be a "
+                                     "graph output; add 0 to it to store it"));
+}
+
 TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   Plan plan = *PlanFusion(*MatmulRelu(DType::kBF16, 1024, 1024, 1024), DeviceLimits{});
   const MatmulConfig wide{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 3, .group_m = 16};
@@ -338,11 +358,14 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   ExpectInvalid(OverrideMatmulConfigs(too_deep, "--matmul-tile", DeviceLimits{}, plan),
                 "--matmul-tile=128x256x64:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x256x64 with 4 "
                 "stages needs 263232 bytes of shared memory; a block may have 232448");
-  // The f32 kernel has one fixed tile and says so.
+  // f32 runs on CUDA cores, with tiles of their own.
   Plan f32 = *PlanFusion(*MatmulRelu(DType::kF32, 256, 256, 256), DeviceLimits{});
-  ASSERT_TRUE(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32).ok());
-  EXPECT_EQ(f32.kernels[0].matmul.config.block_k, 8);
-  EXPECT_THAT(f32.kernels[0].matmul.reason, HasSubstr("(--matmul-tile applies to f16/bf16 only)"));
+  ExpectInvalid(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32),
+                "--matmul-tile=256x128x64:3:16 cannot run kernel f0_matmul (FFMA): matmul tile 256x128x64 with 3 "
+                "stages: FFMA tiles are 128x128x8 or 256x128x8 with 2 stages");
+  const MatmulConfig tall{.block_m = 256, .block_n = 128, .block_k = 8, .stages = 2, .group_m = 8};
+  ASSERT_TRUE(OverrideMatmulConfigs(tall, "--matmul-tile", DeviceLimits{}, f32).ok());
+  EXPECT_EQ(f32.kernels[0].Strategy(), "FFMA, 256x128x8 tiles, 2 stages, --matmul-tile");
 }
 
 TEST(PlannerTest, DiamondIsOneKernel) {
