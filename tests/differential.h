@@ -53,17 +53,21 @@ struct CheckCounts {
 
 // Empty when every output of both plans matches the reference; otherwise one
 // line per mismatch or error. `matmul_config`, when set, runs every matmul
-// kernel of both plans with that config.
+// kernel of both plans with that config. `reference_graph`, when set, is what
+// the reference evaluates instead of `graph` (same inputs and outputs, e.g.
+// with fp32 intermediates).
 inline std::string CheckAgainstReference(const Graph& graph, const Device& device, KernelCache& cache,
                                          uint64_t seed, std::optional<DeviceLimits> limits = std::nullopt,
                                          CheckCounts* counts = nullptr,
-                                         std::optional<MatmulConfig> matmul_config = std::nullopt) {
+                                         std::optional<MatmulConfig> matmul_config = std::nullopt,
+                                         const Graph* reference_graph = nullptr) {
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Node& node = graph.node(graph.inputs()[i]);
     inputs.push_back(RandomTensor(node.dtype, node.shape, seed + i));
   }
-  absl::StatusOr<std::vector<HostTensor>> reference = EvaluateReference(graph, inputs);
+  absl::StatusOr<std::vector<HostTensor>> reference =
+      EvaluateReference(reference_graph != nullptr ? *reference_graph : graph, inputs);
   if (!reference.ok()) return std::string(reference.status().message());
   std::string failures;
   for (bool fuse : {true, false}) {

@@ -7,7 +7,7 @@
 //     const RandomCase c = RandomDifferentialGraph(rng, i);  // c.family, c.graph
 //   }
 //
-// Families are dealt by index, so any 20 consecutive graphs hold all four in
+// Families are dealt by index, so any 20 consecutive graphs hold all five in
 // fixed proportions. Half-precision chains stay short: the reference rounds
 // every node to 16 bits while fused kernels keep f32 in registers, and the
 // difference grows with depth. Nothing divides by a sum or subtracts a mean
@@ -18,11 +18,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "frontends/builder.h"
+#include "tests/attention_graphs.h"
 
 namespace kiln {
 
@@ -30,7 +32,7 @@ namespace kiln {
 inline constexpr uint64_t kDifferentialSeed = 20261201;
 inline constexpr int kDifferentialGraphs = 1000;
 
-enum class GraphFamily { kPointwise, kMatmul, kInteger, kLayout };
+enum class GraphFamily { kPointwise, kMatmul, kInteger, kLayout, kAttention };
 
 inline const char* FamilyName(GraphFamily family) {
   switch (family) {
@@ -38,6 +40,7 @@ inline const char* FamilyName(GraphFamily family) {
     case GraphFamily::kMatmul: return "matmul+epilogue";
     case GraphFamily::kInteger: return "i32+bool";
     case GraphFamily::kLayout: return "layout+reductions";
+    case GraphFamily::kAttention: return "attention";
   }
   return "?";
 }
@@ -212,18 +215,43 @@ inline Graph RandomLayoutGraph(std::mt19937_64& rng) {
   return random_graphs_internal::BuildUnique(b, outputs);
 }
 
+// Attention chains (tests/attention_graphs.h): odd lengths, S_q != S_kv,
+// causal or not, with or without a bias, rank 3 and 4. bf16 and f16 chains
+// with head dims 64 and 128 become one fused attention kernel; f32 chains,
+// with any head dim, run as matmuls and a row kernel.
+inline AttentionCase RandomAttentionCase(std::mt19937_64& rng) {
+  AttentionCase c;
+  const DType dtypes[] = {DType::kBF16, DType::kF16, DType::kF32};
+  c.dtype = dtypes[rng() % 3];
+  c.batch = rng() % 2 ? Dims{1 + static_cast<int64_t>(rng() % 3)}
+                      : Dims{1 + static_cast<int64_t>(rng() % 2), 1 + static_cast<int64_t>(rng() % 3)};
+  c.sq = 1 + static_cast<int64_t>(rng() % 300);
+  c.skv = rng() % 3 == 0 ? c.sq : 1 + static_cast<int64_t>(rng() % 300);
+  c.d = c.dtype == DType::kF32 ? 1 + static_cast<int64_t>(rng() % 100) : (rng() % 2 ? 64 : 128);
+  c.causal = rng() % 2;
+  c.bias = rng() % 3 == 0;
+  return c;
+}
+
 struct RandomCase {
   GraphFamily family;
   Graph graph;
+  // Set where the reference must evaluate another graph on the same inputs:
+  // a 16-bit attention chain with fp32 intermediates.
+  std::optional<Graph> reference;
 };
 
-// Graph `index` of a suite: 35% pointwise+rows, 20% matmul, 20% integer, 25% layout.
+// Graph `index` of a suite: 30% pointwise+rows, 20% matmul, 15% integer,
+// 20% layout, 15% attention.
 inline RandomCase RandomDifferentialGraph(std::mt19937_64& rng, int index) {
   const int slot = index % 20;
-  if (slot < 7) return {GraphFamily::kPointwise, RandomPointwiseGraph(rng)};
-  if (slot < 11) return {GraphFamily::kMatmul, RandomMatmulGraph(rng)};
-  if (slot < 15) return {GraphFamily::kInteger, RandomIntegerGraph(rng)};
-  return {GraphFamily::kLayout, RandomLayoutGraph(rng)};
+  if (slot < 6) return {GraphFamily::kPointwise, RandomPointwiseGraph(rng), std::nullopt};
+  if (slot < 10) return {GraphFamily::kMatmul, RandomMatmulGraph(rng), std::nullopt};
+  if (slot < 13) return {GraphFamily::kInteger, RandomIntegerGraph(rng), std::nullopt};
+  if (slot < 17) return {GraphFamily::kLayout, RandomLayoutGraph(rng), std::nullopt};
+  const AttentionCase c = RandomAttentionCase(rng);
+  return {GraphFamily::kAttention, AttentionGraph(c, c.dtype),
+          c.dtype == DType::kF32 ? std::nullopt : std::optional<Graph>(AttentionGraph(c, DType::kF32))};
 }
 
 }  // namespace kiln

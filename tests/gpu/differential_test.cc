@@ -1,6 +1,6 @@
 // The GPU differential suite: 1000 random graphs (tests/random_graphs.h) of
-// every kernel kind and dtype, each run fused and unfused against the
-// reference interpreter, compiled and run from several threads at once.
+// every kernel kind and dtype, attention included, each run fused and
+// unfused against the reference interpreter, compiled and run from several threads at once.
 // KILN_DIFFERENTIAL_GRAPHS=N runs the first N instead (the compute-sanitizer
 // script runs fewer); the counts are printed at the end.
 #include <algorithm>
@@ -54,7 +54,8 @@ TEST_F(DifferentialGpuTest, RandomGraphsMatchTheReference) {
       WorkerResult result;
       for (int i = w; i < count; i += workers) {
         const std::string failure =
-            CheckAgainstReference(cases[i].graph, device(), cache, 1000 + i, std::nullopt, &result.counts);
+            CheckAgainstReference(cases[i].graph, device(), cache, 1000 + i, std::nullopt, &result.counts,
+                                  std::nullopt, cases[i].reference ? &*cases[i].reference : nullptr);
         if (!failure.empty()) {
           result.failures.push_back(absl::StrCat("graph ", i, " (", FamilyName(cases[i].family), "): ", failure));
         }
@@ -103,7 +104,8 @@ TEST_F(DifferentialGpuTest, IntegerLimitsSaturateLikeTheReference) {
   const std::vector<HostTensor> reference = *EvaluateReference(graph, inputs);
   KernelCache cache({.use_disk = false});
   for (bool fuse : {true, false}) {
-    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {.fuse = fuse});
+    absl::StatusOr<std::unique_ptr<Executable>> exe =
+        Executable::Compile(graph, device(), cache, {.fuse = fuse, .autotune = false});
     ASSERT_TRUE(exe.ok()) << exe.status();
     absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
     ASSERT_TRUE(outputs.ok()) << outputs.status();

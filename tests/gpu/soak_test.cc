@@ -157,7 +157,9 @@ TEST_F(SoakGpuTest, OneExecutableRunsAHundredThousandTimesFromEightThreads) {
   const int runs = RunCount();
   const Graph graph = SoakGraph();
   KernelCache cache({.use_disk = false});
-  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {.fuse = true});
+  // The planner's matmul config: no GPU timing, and no tuning cache read or written.
+  absl::StatusOr<std::unique_ptr<Executable>> exe =
+      Executable::Compile(graph, device(), cache, {.fuse = true, .autotune = false});
   ASSERT_TRUE(exe.ok()) << exe.status();
   ASSERT_EQ((*exe)->plan().kernels.size(), 4u);  // row, matmul, transpose, strided reduction
 

@@ -14,53 +14,11 @@
 #include "graph/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/executable.h"
+#include "tests/attention_graphs.h"
 #include "tests/differential.h"
 
 namespace kiln {
 namespace {
-
-struct AttentionCase {
-  DType dtype = DType::kBF16;
-  Dims batch;  // one or two leading dims
-  int64_t sq = 0, skv = 0, d = 0;
-  bool causal = false, bias = false;
-  std::string Name() const {
-    return absl::StrCat(DTypeName(dtype), DimsString(batch), " sq=", sq, " skv=", skv, " d=", d,
-                        causal ? " causal" : "", bias ? " bias" : "");
-  }
-};
-
-Dims With(Dims batch, int64_t rows, int64_t cols) {
-  batch.push_back(rows);
-  batch.push_back(cols);
-  return batch;
-}
-
-// The chain as a user writes it; `compute` is the dtype the chain runs in
-// (the case's own, or f32 for the reference with fp32 intermediates).
-Graph AttentionGraph(const AttentionCase& c, DType compute) {
-  GraphBuilder b;
-  const size_t rank = c.batch.size() + 2;
-  auto in = [&](const char* name, Dims shape) {
-    Value v = b.Input(name, c.dtype, std::move(shape));
-    return compute == c.dtype ? v : Cast(v, compute);
-  };
-  Value q = in("q", With(c.batch, c.sq, c.d));
-  Value k = in("k", With(c.batch, c.skv, c.d));
-  Value v = in("v", With(c.batch, c.skv, c.d));
-  std::vector<int64_t> perm;
-  for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(i));
-  std::swap(perm[rank - 1], perm[rank - 2]);
-  Value s = Matmul(q, Transpose(k, perm)) * (1.0 / std::sqrt(static_cast<double>(c.d)));
-  if (c.bias) s = s + in("bias", {c.sq, c.skv});
-  if (c.causal) {
-    Value visible = Ge(b.Iota(DType::kI32, {c.sq, c.skv}, 0), b.Iota(DType::kI32, {c.sq, c.skv}, 1));
-    s = Select(visible, s, b.Constant(-INFINITY, compute));
-  }
-  Value e = Exp(s - ReduceMax(s, {static_cast<int64_t>(rank) - 1}, true));
-  Value o = Matmul(e / ReduceSum(e, {static_cast<int64_t>(rank) - 1}, true), v);
-  return *b.Build({compute == c.dtype ? o : Cast(o, c.dtype)});
-}
 
 class AttentionGpuTest : public SharedDeviceTest {
  protected:
