@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_types.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/reduce_ops.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -25,7 +27,7 @@ std::string OffsetTerms(const Dims& dims, const std::vector<int64_t>& strides, a
 void FinishLaunch(GeneratedKernel& generated, int64_t outputs, const DeviceLimits& limits) {
   generated.launch.block = kThreads;
   const int64_t wave = int64_t{limits.sm_count} * (2048 / kThreads);
-  generated.launch.grid = static_cast<unsigned>(std::clamp<int64_t>((outputs + kThreads - 1) / kThreads, 1, wave));
+  generated.launch.grid = static_cast<unsigned>(std::clamp<int64_t>(CeilDiv(outputs, kThreads), 1, wave));
 }
 
 }  // namespace
@@ -49,7 +51,8 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
   const int64_t outputs = NumElements(kept);
   const int64_t count = NumElements(reduced);
   KernelSignature signature(graph, kernel);
-  const char* op = node.op == OpKind::kReduceMax ? "KilnMax" : node.op == OpKind::kReduceMin ? "KilnMin" : "KilnSum";
+  const ReduceCode code = ReduceCodeOf(node.op);
+  const absl::string_view op = code.combiner;
   std::string body = absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
       signature.ParameterList(), ") {\n",
@@ -61,7 +64,7 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
       "      acc = ", op, "::combine(acc, ",
       LoadConversion(operand.dtype, absl::StrCat("in0[base", OffsetTerms(reduced, reduced_strides, "r"), "]")),
       ");\n    }\n");
-  if (node.op == OpKind::kReduceMean) absl::StrAppend(&body, "    acc /= static_cast<float>(", count, "LL);\n");
+  if (code.divides_by_count) absl::StrAppend(&body, "    acc /= static_cast<float>(", count, "LL);\n");
   absl::StrAppend(&body, "    out0[o] = ", StoreConversion(node.dtype, "acc"), ";\n  }\n}\n");
   GeneratedKernel generated;
   signature.Fill(generated);

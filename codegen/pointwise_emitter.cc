@@ -7,6 +7,7 @@
 #include "codegen/element_program.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -113,7 +114,7 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   generated.body = std::move(body);
   const int64_t vectors = n / vec;
   const int64_t tile = int64_t{kThreads} * kUnroll;
-  generated.launch.grid = static_cast<unsigned>(std::max<int64_t>((vectors + tile - 1) / tile, 1));
+  generated.launch.grid = static_cast<unsigned>(std::max<int64_t>(CeilDiv(vectors, tile), 1));
   generated.launch.block = kThreads;
   return generated;
 }

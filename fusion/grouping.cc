@@ -42,9 +42,9 @@ class Grouper {
   const Node& node(NodeId id) const { return graph_.node(id); }
   // The group whose memory an operand lives in: views resolve to their root.
   int SourceGroup(NodeId id) const;
-  NodeId Root(NodeId id) const;
   Decision CanJoin(NodeId n, int gid) const;
   Decision CanJoinElementwise(NodeId n, const GroupState& g, int gid) const;
+  Decision CanJoinRowReduction(NodeId n, const Group& group) const;
   bool WouldCycle(NodeId n, int gid) const;
   bool Reaches(int from, int target) const;
   void Place(NodeId n, int gid);
@@ -61,12 +61,7 @@ class Grouper {
   std::vector<std::vector<std::pair<int, std::string>>> rejections_;
 };
 
-NodeId Grouper::Root(NodeId id) const {
-  while (ClassifyNode(graph_, id) == OpClass::kView) id = node(id).operands[0];
-  return id;
-}
-
-int Grouper::SourceGroup(NodeId id) const { return group_of_[Root(id)]; }
+int Grouper::SourceGroup(NodeId id) const { return group_of_[ViewRoot(graph_, id)]; }
 
 Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) const {
   const Dims& shape = node(n).shape;
@@ -76,8 +71,8 @@ Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) con
     case KernelKind::kPointwise:
     case KernelKind::kMatmul:
       if (shape != group.shape) {
-        return Reject(absl::StrCat("consumer shape ", DimsString(shape),
-                                   " differs from the kernel's iteration shape ",
+        return Reject(absl::StrCat("consumer shape ", DimsString(shape), " differs from the ",
+                                   KernelKindName(group.kind), " kernel's iteration shape ",
                                    DimsString(group.shape)));
       }
       allowed_operand_shapes = {group.shape};
@@ -110,6 +105,29 @@ Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) con
   return Accept();
 }
 
+// A row reduction joins a pointwise kernel over its full shape (as its
+// prologue) or a row kernel over the same rows.
+Decision Grouper::CanJoinRowReduction(NodeId n, const Group& group) const {
+  const RowGeometry geometry = *RowGeometryOf(graph_, n);
+  switch (group.kind) {
+    case KernelKind::kPointwise:
+      if (group.shape == geometry.full_shape) return Accept();
+      return Reject(absl::StrCat("reduction over rows of ", DimsString(geometry.full_shape),
+                                 " does not match the pointwise kernel's shape ", DimsString(group.shape)));
+    case KernelKind::kRowReduction:
+      if (group.shape == geometry.full_shape && group.row_shape == geometry.row_shape) return Accept();
+      return Reject(absl::StrCat("reduction to rows ", DimsString(geometry.row_shape), " of ",
+                                 DimsString(geometry.full_shape), " does not match the row kernel's rows ",
+                                 DimsString(group.row_shape), " of ", DimsString(group.shape)));
+    case KernelKind::kMatmul:
+      return Reject(absl::StrCat("the producer is a matmul, whose kernel fuses an elementwise epilogue only; "
+                                 "the reduction over rows of ", DimsString(geometry.full_shape),
+                                 " runs in its own kernel"));
+    default:
+      return Reject(absl::StrCat("a ", KernelKindName(group.kind), " kernel takes no fused consumers"));
+  }
+}
+
 Decision Grouper::CanJoin(NodeId n, int gid) const {
   const GroupState& g = groups_[gid];
   for (NodeId p : node(n).operands) {
@@ -121,19 +139,7 @@ Decision Grouper::CanJoin(NodeId n, int gid) const {
   Decision decision;
   switch (ClassifyNode(graph_, n)) {
     case OpClass::kElementwise: decision = CanJoinElementwise(n, g, gid); break;
-    case OpClass::kRowReduction: {
-      const RowGeometry geometry = *RowGeometryOf(graph_, n);
-      const bool same_rows = g.group.kind == KernelKind::kRowReduction &&
-                             g.group.shape == geometry.full_shape &&
-                             g.group.row_shape == geometry.row_shape;
-      const bool prologue = g.group.kind == KernelKind::kPointwise && g.group.shape == geometry.full_shape;
-      decision = same_rows || prologue
-                     ? Accept()
-                     : Reject(absl::StrCat("reduction over rows of ", DimsString(geometry.full_shape),
-                                           " does not match the kernel's iteration shape ",
-                                           DimsString(g.group.shape)));
-      break;
-    }
+    case OpClass::kRowReduction: decision = CanJoinRowReduction(n, g.group); break;
     case OpClass::kMatmul: decision = Reject("consumer is a matmul operand, read from memory by tiles"); break;
     case OpClass::kReduction:
       decision = Reject(absl::StrCat("reduction over non-trailing axes [", absl::StrJoin(node(n).axes, ","),
@@ -192,7 +198,7 @@ void Grouper::Place(NodeId n, int gid) {
     const int h = SourceGroup(p);
     if (h == gid) continue;
     if (h >= 0) g.reads_from.insert(h);
-    const NodeId root = Root(p);
+    const NodeId root = ViewRoot(graph_, p);
     if (ClassifyNode(graph_, root) != OpClass::kSource || node(root).op == OpKind::kInput) {
       std::vector<int>& readers = readers_[root];
       if (std::find(readers.begin(), readers.end(), gid) == readers.end()) readers.push_back(gid);
@@ -259,7 +265,7 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
     return "consumer is a reshape, a view of memory: the producer is materialized";
   }
   if (ClassifyNode(graph_, producer) == OpClass::kView) {
-    return absl::StrCat("operand is a reshape, a view of ", Quoted(node(Root(producer))),
+    return absl::StrCat("operand is a reshape, a view of ", Quoted(node(ViewRoot(graph_, producer))),
                         " read from memory");
   }
   const int h = group_of_[producer];
@@ -292,7 +298,7 @@ Grouping Grouper::Run() {
     const size_t producer_candidates = candidates.size();
     constexpr size_t kSiblingsTried = 4;
     for (NodeId p : node(n).operands) {
-      const std::vector<int>& readers = readers_[Root(p)];
+      const std::vector<int>& readers = readers_[ViewRoot(graph_, p)];
       const size_t first = readers.size() > kSiblingsTried ? readers.size() - kSiblingsTried : 0;
       for (size_t i = readers.size(); i-- > first;) add(readers[i]);
     }

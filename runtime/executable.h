@@ -8,6 +8,9 @@
 //   ABSL_CHECK_OK(exe->Run({x_ptr}, {y_ptr}));            // device pointers, graph order
 //   std::vector<HostTensor> outs = *exe->RunOnHost({x});  // copies in and out
 //
+// Every launch is inside an NVTX range named by KernelRangeName, so Nsight
+// Systems shows which graph nodes each kernel on its timeline computes.
+//
 // Run is safe to call from several threads: launches of one Executable are
 // serialized because they share its workspace.
 #ifndef KILN_RUNTIME_EXECUTABLE_H_
@@ -15,6 +18,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,6 +34,7 @@
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/nvtx_ranges.h"
 
 namespace kiln {
 
@@ -49,6 +54,19 @@ struct PlanTimings {
   std::vector<double> kernel_us;
   double total_us = 0;
 };
+
+// When one kernel of one run started and ended, in microseconds from the
+// start of the first (Executable::Trace).
+struct KernelSpan {
+  double start_us = 0;
+  double end_us = 0;
+};
+
+// What Nsight Systems calls a kernel's launches (an NVTX range around each):
+// its name and the nodes it computes, the first `max_nodes` of them.
+//   "f0_pointwise: t1 t2 t3 t4 t5 t6 t7 t8 y"
+//   "u0_add: a" ... "f3_pointwise: n0 n1 n2 n3 n4 n5 n6 n7 (+12 more)"
+std::string KernelRangeName(const Graph& graph, const Kernel& kernel, size_t max_nodes = 8);
 
 class Executable {
  public:
@@ -74,6 +92,11 @@ class Executable {
   absl::StatusOr<PlanTimings> Time(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                                    int iterations);
 
+  // One run of the plan with an event before and after every kernel: a
+  // timeline of its kernels, in launch order.
+  absl::StatusOr<std::vector<KernelSpan>> Trace(absl::Span<const CUdeviceptr> inputs,
+                                                absl::Span<const CUdeviceptr> outputs);
+
  private:
   Executable(Graph graph, Plan plan, const Device& device)
       : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
@@ -91,6 +114,7 @@ class Executable {
   std::vector<GeneratedKernel> generated_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel
+  std::unique_ptr<NvtxRanges> ranges_;                        // per kernel, around each launch
   std::vector<NodeId> root_;                                  // per node: itself, or the tensor a view reads
   std::vector<std::pair<NodeId, int64_t>> workspace_nodes_;   // node, byte offset in the workspace
   int64_t workspace_bytes_ = 0;
