@@ -54,6 +54,14 @@ std::string Kernel::Strategy() const {
   return "?";
 }
 
+std::string Kernel::Reason() const {
+  switch (kind) {
+    case KernelKind::kRowReduction: return row.reason;
+    case KernelKind::kMatmul: return matmul.reason;
+    default: return "";
+  }
+}
+
 namespace {
 
 absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, bool fuse) {

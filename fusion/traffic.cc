@@ -6,17 +6,19 @@ namespace kiln {
 
 int64_t TensorBytes(const Node& node) { return NumElements(node.shape) * DTypeSize(node.dtype); }
 
+int64_t InputBytes(const Graph& graph, const Kernel& kernel, NodeId input) {
+  // A looped row kernel reads a full-shape input once per pass that uses it;
+  // every other input is read once.
+  int64_t passes = 0;
+  for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
+    passes += std::count(pass.begin(), pass.end(), input);
+  }
+  return std::max<int64_t>(passes, 1) * TensorBytes(graph.node(input));
+}
+
 Traffic KernelTraffic(const Graph& graph, const Kernel& kernel) {
   Traffic t;
-  for (NodeId input : kernel.inputs) {
-    // A looped row kernel reads a full-shape input once per pass that uses
-    // it; every other input is read once.
-    int64_t passes = 0;
-    for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
-      passes += std::count(pass.begin(), pass.end(), input);
-    }
-    t.bytes_read += std::max<int64_t>(passes, 1) * TensorBytes(graph.node(input));
-  }
+  for (NodeId input : kernel.inputs) t.bytes_read += InputBytes(graph, kernel, input);
   for (NodeId output : kernel.outputs) t.bytes_written += TensorBytes(graph.node(output));
   for (NodeId id : kernel.nodes) {
     const Node& node = graph.node(id);

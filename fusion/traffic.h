@@ -1,4 +1,4 @@
-// The traffic model of DESIGN.md: compulsory HBM bytes and FLOPs per kernel.
+// The traffic model of docs/design.md ("The traffic model"): compulsory HBM bytes and FLOPs per kernel.
 //
 //   Traffic t = KernelTraffic(graph, kernel);   // kernel.inputs/outputs/row set
 //   RooflineSeconds(t, limits)                   // max(bytes / bandwidth, flops / rate)
@@ -18,6 +18,9 @@
 namespace kiln {
 
 Traffic KernelTraffic(const Graph& graph, const Kernel& kernel);
+// What `kernel` reads of one of its inputs, every pass counted: the bytes on
+// the edge from that tensor into the kernel.
+int64_t InputBytes(const Graph& graph, const Kernel& kernel, NodeId input);
 double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits);
 // Kernels run one after another, each at its own bound: a plan's total
 // traffic mixes matrix and memory work that no single rate describes.

@@ -1,4 +1,4 @@
-// kiln eval FILE [--seed N] [--scale-down]: runs a graph on random inputs
+// kiln eval FILE [--seed=N] [--scale-down]: runs a graph on random inputs
 // through the CPU reference interpreter and summarizes each output.
 //
 //   $ kiln eval bench/graphs/row_sum_16384x16384_f32.textproto --scale-down
@@ -13,21 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
 #include "frontends/scale_down.h"
 #include "graph/host_tensor.h"
 #include "graph/reference.h"
-
-ABSL_FLAG(uint64_t, seed, 1, "eval: seed of the random inputs; the i-th input uses seed + i");
-ABSL_FLAG(bool, scale_down, false,
-          "eval: shrink every dim to at most 256 first, so that big graphs evaluate in moments "
-          "(also spelled --scale-down)");
 
 namespace kiln {
 namespace {
@@ -69,11 +64,10 @@ void PrintSummary(const Node& node, const HostTensor& tensor) {
 
 }  // namespace
 
-int RunEvalCommand(const std::vector<std::string>& args) {
-  if (args.size() != 1) return ReportUsageError("eval takes one graph file");
-  absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
+int RunEvalCommand(const CommandLine& line) {
+  absl::StatusOr<Graph> graph = LoadGraphFile(line.args[0]);
   if (!graph.ok()) return ReportError(graph.status());
-  if (absl::GetFlag(FLAGS_scale_down)) {
+  if (line.flags.Switch(kScaleDown)) {
     graph = ScaleDownGraph(*graph, kScaleDownMaxDim);
     if (!graph.ok()) return ReportError(graph.status());
     absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
@@ -81,7 +75,7 @@ int RunEvalCommand(const std::vector<std::string>& args) {
     return ReportError(s);
   }
 
-  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const uint64_t seed = line.flags.Int(kSeed);
   std::vector<HostTensor> inputs;
   for (NodeId id : graph->inputs()) {
     const Node& node = graph->node(id);
