@@ -264,13 +264,14 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
   if (ClassifyNode(graph_, consumer) == OpClass::kView) {
     return "consumer is a reshape, a view of memory: the producer is materialized";
   }
+  // A view's rejection is recorded against its root's kernel.
+  const int h = SourceGroup(producer);
+  for (const auto& [gid, reason] : rejections_[consumer]) {
+    if (gid == h) return reason;
+  }
   if (ClassifyNode(graph_, producer) == OpClass::kView) {
     return absl::StrCat("operand is a reshape, a view of ", Quoted(node(ViewRoot(graph_, producer))),
                         " read from memory");
-  }
-  const int h = group_of_[producer];
-  for (const auto& [gid, reason] : rejections_[consumer]) {
-    if (gid == h) return reason;
   }
   return "consumer was fused into the kernel of another operand";
 }

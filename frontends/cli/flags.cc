@@ -9,7 +9,10 @@
 namespace kiln {
 namespace {
 
-std::string Bound(double v) { return absl::StrCat(v); }
+// 8 -> "8", 1000000 -> "1000000" (not "1e+06"), 0.5 -> "0.5".
+std::string Bound(double v) {
+  return v == std::floor(v) && std::abs(v) < 1e15 ? absl::StrCat(static_cast<int64_t>(v)) : absl::StrCat(v);
+}
 
 absl::Status CheckRange(const Flag& flag, absl::string_view spelled, absl::string_view value, double v) {
   const bool has_min = flag.min != std::numeric_limits<double>::lowest();

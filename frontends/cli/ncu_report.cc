@@ -1,5 +1,6 @@
 #include "frontends/cli/ncu_report.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -135,7 +136,7 @@ std::vector<MeasuredKernel> CompareTraffic(const Plan& plan, const std::vector<N
 }
 
 std::string MeasureTable(const MeasureResult& result) {
-  constexpr absl::string_view kFormat = "%-18s %15s %15s %8s %15s %15s %8s %8s  %s\n";
+  constexpr absl::string_view kFormat = "%-18s %16s %16s %8s %16s %16s %8s %8s  %s\n";
   std::string out = absl::StrFormat(
       "%s (%s plan): DRAM bytes measured by Nsight Compute against the model for %s; flagged beyond %.0f%%\n",
       result.graph, result.fused ? "fused" : "unfused", result.target, kTrafficTolerance * 100);

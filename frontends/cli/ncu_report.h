@@ -5,7 +5,7 @@
 // compared with the model's.
 //
 //   std::vector<NcuLaunch> launches = ParseNcuCsv(csv_text);
-//   MeasureResult result{.graph = "softmax", .kernels = CompareTraffic(graph, plan, launches)};
+//   MeasureResult result{.graph = "softmax", .kernels = CompareTraffic(plan, launches)};
 //   std::cout << MeasureTable(result);
 //
 // ncu flushes the caches before each profiled launch, so reads come from DRAM.

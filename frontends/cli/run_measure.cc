@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "frontends/cli/cli_flags.h"
 #include "frontends/cli/device_flags.h"
 #include "frontends/cli/dump_folder.h"
@@ -58,10 +59,14 @@ class WorkFolder {
   std::string path_;
 };
 
+// "kiln run under ncu failed (exit 1): no GPU to run on: ...": the last line
+// the program printed, which for a kiln child is its own error line.
 std::string Failure(absl::string_view what, const ProcessResult& result) {
   std::string why = LastLine(result.err);
   if (why.empty()) why = LastLine(result.out);
-  return absl::StrCat(what, " failed (exit ", result.exit_code, "): ", why.empty() ? "no output" : why);
+  absl::string_view shown = why;
+  absl::ConsumePrefix(&shown, "kiln: ");
+  return absl::StrCat(what, " failed (exit ", result.exit_code, "): ", why.empty() ? "no output" : shown);
 }
 
 }  // namespace
