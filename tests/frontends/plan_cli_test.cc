@@ -104,6 +104,41 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   EXPECT_EQ(bad.err, "kiln: --max-cluster-blocks=9 is outside 1..8\n");
 }
 
+// The two explanations a user found wrong: softmax over a rank-3 matmul's
+// output, and reduction axes that name one axis twice.
+TEST_F(PlanCliTest, ExplainStatesTheTrueReason) {
+  const std::string attention = Write("scores.textproto", R"pb(
+    format_version: 1
+    node { name: "q" op: "input" dtype: BF16 shape: [12, 1024, 64] }
+    node { name: "k" op: "input" dtype: BF16 shape: [12, 64, 1024] }
+    node { name: "s" op: "matmul" operand: ["q", "k"] }
+    node { name: "m" op: "reduce_max" operand: "s" axes: [-1] keepdims: true }
+    node { name: "d" op: "sub" operand: ["s", "m"] }
+    node { name: "e" op: "exp" operand: "d" }
+    node { name: "l" op: "reduce_sum" operand: "e" axes: [-1] keepdims: true }
+    node { name: "p" op: "div" operand: ["e", "l"] }
+    output: "p"
+  )pb");
+  const Output explained = Kiln("plan --explain " + attention);
+  ASSERT_EQ(explained.status, 0) << explained.err;
+  EXPECT_THAT(explained.out,
+              HasSubstr("\nboundary node \"s\" (matmul) -> node \"m\" (reduce_max): the producer is a matmul, whose "
+                        "kernel fuses an elementwise epilogue only; the reduction over rows of [12,1024,1024] runs in "
+                        "its own kernel\n"));
+  EXPECT_THAT(explained.out, HasSubstr("\nboundary node \"s\" (matmul) -> node \"d\" (sub): "));
+
+  const std::string twice = Write("twice.textproto", R"pb(
+    format_version: 1
+    node { name: "x" op: "input" dtype: F32 shape: [4, 8] }
+    node { name: "r" op: "reduce_sum" operand: "x" axes: [1, -1] }
+    output: "r"
+  )pb");
+  const Output refused = Kiln("plan --explain " + twice);
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_EQ(refused.err, "kiln: " + twice + ": node \"r\" (reduce_sum): axes 1 and -1 both name axis 1 of rank 2 "
+                         "operand [4,8]\n");
+}
+
 TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
   for (const char* graph : {"gelu_naive_16384x16384_bf16", "softmax_naive_512x131072_f32",
                             "matmul_relu_8192x8192x8192_bf16", "matmul_relu_4096x4096x4096_f32"}) {
