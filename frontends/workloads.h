@@ -1,4 +1,4 @@
-// The seed workloads of DESIGN.md, built exactly as the lecture writes them.
+// The seed workloads of docs/design.md, built exactly as the lecture writes them.
 //
 //   absl::StatusOr<Graph> g = GeluNaive(DType::kF32, {16384, 16384});
 //   // nodes x, t1..t8, y and the four constants; output y
@@ -26,7 +26,7 @@ absl::StatusOr<Graph> RowSum(DType dtype, int64_t rows, int64_t cols);
 // c = a @ b with a:[M,K], b:[K,N]; y = relu(c)
 absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k);
 
-// A workload by its DESIGN.md name ("gelu_naive", "softmax_naive", "row_sum",
+// A workload by its docs/design.md name ("gelu_naive", "softmax_naive", "row_sum",
 // "matmul_relu") with dims {M, N} ({M, N, K} for matmul_relu).
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims);
 
