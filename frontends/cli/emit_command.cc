@@ -6,7 +6,6 @@
 #include "codegen/kernel_codegen.h"
 #include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
-#include "frontends/cli/device_flags.h"
 #include "frontends/cli/dump_folder.h"
 #include "frontends/cli/errors.h"
 #include "frontends/cli/planned_graph.h"
@@ -15,16 +14,13 @@ namespace kiln {
 
 int RunEmitCommand(const CommandLine& line) {
   const FlagValues& flags = line.flags;
-  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(flags, DeviceLimits{});
-  if (!limits.ok()) return ReportUsageError(limits.status().message());
-  absl::StatusOr<PlannedGraph> planned =
-      PlanGraphFile(line.args[0], {.gpu = DefaultTargetName(flags), .limits = *limits});
-  if (!planned.ok()) return ReportError(planned.status());
-  const Plan& plan = planned->Chosen(flags.Switch(kUnfused));
-  absl::StatusOr<std::string> source = EmitTranslationUnit(planned->graph, plan, *limits);
-  if (!source.ok()) return ReportError(planned->InFile(source.status()));
+  PlannedGraph planned;
+  if (int status = PlanWithoutDevice(line, planned); status != kExitOk) return status;
+  const Plan& plan = planned.Chosen(flags.Switch(kUnfused));
+  absl::StatusOr<std::string> source = EmitTranslationUnit(planned.graph, plan, planned.target.limits);
+  if (!source.ok()) return ReportError(planned.InFile(source.status()));
   if (flags.Has(kDump)) {
-    absl::StatusOr<DumpFolder> dump = DumpPlan(flags.Text(kDump), *planned, plan, *limits);
+    absl::StatusOr<DumpFolder> dump = DumpPlan(flags.Text(kDump), planned, plan, planned.target.limits);
     if (!dump.ok()) return ReportError(dump.status());
   }
   absl::PrintF("%s", *source);

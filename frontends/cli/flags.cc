@@ -1,9 +1,13 @@
 #include "frontends/cli/flags.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "graph/check.h"
 
 namespace kiln {
@@ -52,6 +56,11 @@ absl::Status CheckFlagValue(const Flag& flag, absl::string_view spelled, absl::s
         return absl::InvalidArgumentError(absl::StrCat(spelled, " needs a value: ", spelled, "=", flag.value));
       }
       return absl::OkStatus();
+    case FlagKind::kChoice: {
+      const std::vector<absl::string_view> choices = absl::StrSplit(flag.value, '|');
+      if (std::find(choices.begin(), choices.end(), value) != choices.end()) return absl::OkStatus();
+      return error(absl::StrCat("is not one of ", absl::StrJoin(choices, ", ")));
+    }
   }
   return absl::OkStatus();
 }
@@ -94,7 +103,7 @@ double FlagValues::Number(const Flag& flag) const {
 }
 
 std::string FlagValues::Text(const Flag& flag) const {
-  KILN_CHECK(flag.kind == FlagKind::kText);
+  KILN_CHECK(flag.kind == FlagKind::kText || flag.kind == FlagKind::kChoice);
   const std::string* value = Find(flag);
   return value != nullptr ? *value : std::string(flag.default_value);
 }

@@ -32,6 +32,7 @@ enum class FlagKind {
   kInt,     // a whole number within [min, max]
   kNumber,  // a finite real number within [min, max]; above 0 when `positive`
   kText,    // any non-empty text (a path, a tile spelling checked by its reader)
+  kChoice,  // one of the words of `value`, split at '|': .value = "on|off"
 };
 
 struct Flag {
@@ -61,7 +62,7 @@ class FlagValues {
   // checked with Has() first.
   int64_t Int(const Flag& flag) const;
   double Number(const Flag& flag) const;
-  std::string Text(const Flag& flag) const;
+  std::string Text(const Flag& flag) const;  // kText and kChoice
   // `--name=value` (or `--name`) for each of `flags` that was given, in the
   // order of `flags`: what a child kiln needs to be configured the same way.
   std::vector<std::string> Given(absl::Span<const Flag* const> flags) const;

@@ -13,7 +13,6 @@
 #include "absl/strings/str_format.h"
 #include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
-#include "frontends/cli/device_flags.h"
 #include "frontends/cli/dump_folder.h"
 #include "frontends/cli/errors.h"
 #include "frontends/cli/graphviz.h"
@@ -23,28 +22,25 @@ namespace kiln {
 
 int RunPlanCommand(const CommandLine& line) {
   const FlagValues& flags = line.flags;
-  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(flags, DeviceLimits{});
-  if (!limits.ok()) return ReportUsageError(limits.status().message());
-  absl::StatusOr<PlannedGraph> planned =
-      PlanGraphFile(line.args[0], {.gpu = DefaultTargetName(flags), .limits = *limits});
-  if (!planned.ok()) return ReportError(planned.status());
-  const Graph& graph = planned->graph;
+  PlannedGraph planned;
+  if (int status = PlanWithoutDevice(line, planned); status != kExitOk) return status;
+  const Graph& graph = planned.graph;
 
   if (flags.Has(kDump)) {
-    absl::StatusOr<DumpFolder> dump = DumpPlan(flags.Text(kDump), *planned, planned->fused, *limits);
+    absl::StatusOr<DumpFolder> dump = DumpPlan(flags.Text(kDump), planned, planned.fused, planned.target.limits);
     if (!dump.ok()) return ReportError(dump.status());
   }
   if (flags.Has(kSvg)) {
-    if (absl::Status s = RenderSvg(PlanDot(graph, planned->fused), flags.Text(kSvg)); !s.ok()) return ReportError(s);
+    if (absl::Status s = RenderSvg(PlanDot(graph, planned.fused), flags.Text(kSvg)); !s.ok()) return ReportError(s);
   }
   const bool explain = flags.Switch(kExplain);
   if (flags.Switch(kJson)) {
-    absl::PrintF("%s", PlanJson(graph, planned->name, planned->fused, planned->unfused, planned->target, explain));
+    absl::PrintF("%s", PlanJson(graph, planned.name, planned.fused, planned.unfused, planned.target, explain));
   } else if (flags.Switch(kDot)) {
-    absl::PrintF("%s", PlanDot(graph, planned->fused));
+    absl::PrintF("%s", PlanDot(graph, planned.fused));
   } else {
-    absl::PrintF("%s", PlanTable(graph, planned->fused, planned->unfused, planned->target));
-    if (explain) absl::PrintF("\n%s", PlanExplain(graph, planned->fused));
+    absl::PrintF("%s", PlanTable(graph, planned.fused, planned.unfused, planned.target));
+    if (explain) absl::PrintF("\n%s", PlanExplain(graph, planned.fused));
   }
   return kExitOk;
 }

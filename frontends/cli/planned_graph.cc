@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "frontends/cli/device_flags.h"
+#include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
 #include "fusion/planner.h"
 
@@ -29,6 +30,16 @@ absl::StatusOr<PlannedGraph> PlanGraphFile(const std::string& path, PlanTarget t
                       .target = std::move(target),
                       .fused = *std::move(fused),
                       .unfused = *std::move(unfused)};
+}
+
+int PlanWithoutDevice(const CommandLine& line, PlannedGraph& planned) {
+  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(line.flags, DeviceLimits{});
+  if (!limits.ok()) return ReportUsageError(limits.status().message());
+  absl::StatusOr<PlannedGraph> result =
+      PlanGraphFile(line.args[0], {.gpu = DefaultTargetName(line.flags), .limits = *limits});
+  if (!result.ok()) return ReportError(result.status());
+  planned = *std::move(result);
+  return kExitOk;
 }
 
 std::string DefaultTargetName(const FlagValues& flags) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "frontends/cli/commands.h"
 #include "frontends/cli/flags.h"
 #include "fusion/plan.h"
 #include "fusion/plan_report.h"
@@ -37,6 +38,15 @@ absl::StatusOr<PlannedGraph> PlanGraphFile(const std::string& path, PlanTarget t
 // The target's name when no GPU is at hand: "H200 (the default)", or with
 // device flags given, "H200 defaults with --sm-count=114 --no-clusters".
 std::string DefaultTargetName(const FlagValues& flags);
+
+// For commands that plan without a GPU (plan, emit): line.args[0] planned for
+// an H200 changed by the device flags, into `planned`. On failure the error
+// is reported and its exit status returned (kExitUsage for a device flag no
+// GPU has); kExitOk otherwise.
+//
+//   PlannedGraph planned;
+//   if (int status = PlanWithoutDevice(line, planned); status != kExitOk) return status;
+int PlanWithoutDevice(const CommandLine& line, PlannedGraph& planned);
 
 }  // namespace kiln
 
