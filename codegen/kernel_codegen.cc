@@ -24,10 +24,10 @@ class Roles {
  public:
   Roles(const Graph& graph, const Plan& plan) : graph_(graph), plan_(plan), readers_(graph.size()) {
     for (NodeId o : graph.outputs()) is_output_.insert(ViewRoot(graph, o));
-    for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    for (int k = 0; k < static_cast<int>(plan.kernels.size()); ++k) {
       for (NodeId in : plan.kernels[k].inputs) {
         std::vector<int>& readers = readers_[ViewRoot(graph, in)];
-        if (std::find(readers.begin(), readers.end(), k) == readers.end()) readers.push_back(static_cast<int>(k));
+        if (std::find(readers.begin(), readers.end(), k) == readers.end()) readers.push_back(k);
       }
     }
   }

@@ -139,6 +139,22 @@ TEST_F(PlanCliTest, ExplainStatesTheTrueReason) {
                          "operand [4,8]\n");
 }
 
+// Whichever stage refuses a graph, the error names the file first.
+TEST_F(PlanCliTest, RefusalsNameTheFile) {
+  const std::string path = Write("i32.textproto", R"pb(
+    format_version: 1
+    node { name: "x" op: "input" dtype: I32 shape: [4, 8] }
+    node { name: "r" op: "reduce_sum" operand: "x" axes: [1] }
+    output: "r"
+  )pb");
+  for (const std::string& args : {"emit " + path, "plan --dump=" + Path("d") + " " + path}) {
+    const Output result = Kiln(args);
+    EXPECT_EQ(result.status, 1) << args;
+    EXPECT_THAT(result.err, ::testing::StartsWith("kiln: " + path + ": node \"r\" (reduce_sum): ")) << args;
+    EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1) << result.err;
+  }
+}
+
 TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
   for (const char* graph : {"gelu_naive_16384x16384_bf16", "softmax_naive_512x131072_f32",
                             "matmul_relu_8192x8192x8192_bf16", "matmul_relu_4096x4096x4096_f32"}) {
