@@ -24,9 +24,9 @@ namespace {
 class CaptureFile {
  public:
   CaptureFile() {
-    const char* dir = std::getenv("TMPDIR");
-    path_ = absl::StrCat(dir != nullptr && *dir != '\0' ? dir : "/tmp", "/kiln-capture.XXXXXX");
-    fd_ = mkstemp(path_.data());
+    std::error_code error;
+    path_ = (std::filesystem::temp_directory_path(error) / "kiln-capture.XXXXXX").string();
+    fd_ = error ? -1 : mkstemp(path_.data());
   }
   ~CaptureFile() {
     if (fd_ >= 0) close(fd_);
