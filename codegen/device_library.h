@@ -1,5 +1,5 @@
-// The text of codegen/device/kiln_device.cuh and kiln_matmul.cuh, embedded at
-// build time.
+// The text of the .cuh files in codegen/device/ (helpers, the tiled matmul
+// main loops, the Hopper building blocks and GEMM), embedded at build time.
 #ifndef KILN_CODEGEN_DEVICE_LIBRARY_H_
 #define KILN_CODEGEN_DEVICE_LIBRARY_H_
 

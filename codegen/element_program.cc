@@ -38,7 +38,7 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
     for (NodeId p : node.operands) {
       const Node& operand = graph_.node(p);
       dtypes.push_back(operand.dtype);
-      if (operand.op == OpKind::kConstant) {
+      if (IsScalarConstant(operand)) {
         operands.push_back(Literal(operand.dtype, operand.value));
       } else if (auto it = known.find(p); it != known.end()) {
         operands.push_back(it->second);

@@ -13,9 +13,20 @@ absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<
   // approximate exp and tanh (relative error about 2^-11 and below) lose
   // nothing the node's dtype keeps, at a fraction of the cost.
   const bool half = node.dtype == DType::kF16 || node.dtype == DType::kBF16;
+  if (is_int) {
+    // Saturating, as the reference defines i32 arithmetic.
+    switch (node.op) {
+      case OpKind::kNeg: return absl::StrCat("kiln_neg_i32(", a[0], ")");
+      case OpKind::kAbs: return absl::StrCat("kiln_abs_i32(", a[0], ")");
+      case OpKind::kAdd: return absl::StrCat("kiln_add_i32(", a[0], ", ", a[1], ")");
+      case OpKind::kSub: return absl::StrCat("kiln_sub_i32(", a[0], ", ", a[1], ")");
+      case OpKind::kMul: return absl::StrCat("kiln_mul_i32(", a[0], ", ", a[1], ")");
+      default: break;
+    }
+  }
   switch (node.op) {
     case OpKind::kNeg: return absl::StrCat("(-", a[0], ")");
-    case OpKind::kAbs: return absl::StrCat(is_int ? "abs(" : "fabsf(", a[0], ")");
+    case OpKind::kAbs: return absl::StrCat("fabsf(", a[0], ")");
     case OpKind::kExp: return absl::StrCat(half ? "__expf(" : "expf(", a[0], ")");
     case OpKind::kLog: return absl::StrCat("logf(", a[0], ")");
     case OpKind::kTanh: return absl::StrCat(half ? "kiln_tanh_approx(" : "tanhf(", a[0], ")");

@@ -5,10 +5,12 @@
 //   absl::StatusOr<GeneratedKernel> k = GenerateKernel(graph, plan.kernels[0], limits);
 //   k->name          // "f0_pointwise", the extern "C" symbol
 //   k->Source()      // device library + kernel, ready for NVRTC
-//   k->params        // node ids: k->num_inputs inputs, then outputs
+//   k->params        // one slot per parameter: a node's address, or a TMA descriptor of its memory
 #ifndef KILN_CODEGEN_GENERATED_KERNEL_H_
 #define KILN_CODEGEN_GENERATED_KERNEL_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,12 +25,31 @@ struct LaunchShape {
   unsigned shared_bytes = 0;
 };
 
+// A TMA descriptor for the runtime to encode (cuTensorMapEncodeTiled) over a
+// node's memory: a 3-D view, innermost dim first, read or written in boxes
+// with the 128-byte swizzle kiln's Hopper kernels use, zeros past the edges.
+struct TensorMapSpec {
+  DType dtype = DType::kF32;
+  std::array<int64_t, 3> dims = {1, 1, 1};  // elements
+  std::array<int64_t, 2> strides = {0, 0};  // bytes from one index of dims[1], dims[2] to the next
+  std::array<int, 3> box = {1, 1, 1};       // elements per copy
+};
+
+// One kernel parameter: the device address of a node's memory, or a TMA
+// descriptor of it (passed by value as a __grid_constant__ CUtensorMap).
+struct KernelParam {
+  enum class Kind { kPointer, kTensorMap };
+  Kind kind = Kind::kPointer;
+  NodeId node = -1;
+  bool written = false;  // an output of the kernel
+  TensorMapSpec map;     // kTensorMap only
+};
+
 struct GeneratedKernel {
   std::string name;
   std::string body;  // the kernel alone, without the device library
   LaunchShape launch;
-  std::vector<NodeId> params;  // pointer parameters, in order
-  int num_inputs = 0;          // params[0, num_inputs) are read, the rest written
+  std::vector<KernelParam> params;  // in declaration order
 
   // A complete translation unit: the device library followed by the body.
   std::string Source() const;

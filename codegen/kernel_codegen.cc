@@ -65,13 +65,20 @@ std::string Comment(const Graph& graph, const Plan& plan, const Roles& roles, si
                                  GroupedNumber(launch.shared_bytes), " bytes\n// parameters:\n");
   const KernelSignature signature(graph, kernel);
   std::vector<std::array<std::string, 4>> rows;
-  for (size_t i = 0; i < generated.params.size(); ++i) {
-    const NodeId id = generated.params[i];
-    const Node& node = graph.node(id);
-    const bool input = static_cast<int>(i) < generated.num_inputs;
-    rows.push_back({input ? signature.InputName(id) : signature.OutputName(id), node.name,
-                    absl::StrCat(DTypeName(node.dtype), DimsString(node.shape)),
-                    input ? roles.Input(id) : roles.Output(id)});
+  int maps = 0;  // descriptor slots follow the pointers, named map0, map1, ...
+  for (const KernelParam& param : generated.params) {
+    const Node& node = graph.node(param.node);
+    const std::string role = param.written ? roles.Output(param.node) : roles.Input(param.node);
+    std::string name, carries;
+    if (param.kind == KernelParam::Kind::kTensorMap) {
+      name = absl::StrCat("map", maps++);
+      carries = absl::StrCat("TMA descriptor of its memory, ", param.written ? "written" : "read",
+                             role.empty() ? "" : "; ", role);
+    } else {
+      name = param.written ? signature.OutputName(param.node) : signature.InputName(param.node);
+      carries = role;
+    }
+    rows.push_back({name, node.name, absl::StrCat(DTypeName(node.dtype), DimsString(node.shape)), carries});
   }
   std::array<size_t, 3> width{};
   for (const auto& row : rows) {
@@ -95,6 +102,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
     case KernelKind::kRowReduction: return EmitRowKernel(graph, kernel, limits);
     case KernelKind::kReduction: return EmitStridedReduction(graph, kernel, limits);
     case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
+    case KernelKind::kSlice: return EmitSlice(graph, kernel, limits);
     case KernelKind::kMatmul: return EmitMatmulKernel(graph, kernel, limits);
   }
   return absl::InternalError("unknown kernel kind");

@@ -32,7 +32,8 @@ absl::StatusOr<std::vector<GeneratedKernel>> GeneratePlan(const Graph& graph, co
 // For each kernel of `plan` (`generated` is GeneratePlan's result): what it
 // computes, how it is launched, and the graph value each parameter carries,
 // a graph input or output, a tensor another kernel writes or reads, or a
-// view. Node names are safe in a comment (ValidateNodeName allows no quotes,
+// view; a descriptor slot (map<k>) says it is a TMA descriptor of that
+// value's memory, read or written. Node names are safe in a comment (ValidateNodeName allows no quotes,
 // backslashes or newlines).
 std::vector<std::string> KernelComments(const Graph& graph, const Plan& plan,
                                         const std::vector<GeneratedKernel>& generated);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "codegen/cuda_types.h"
 #include "codegen/device_library.h"
 
@@ -12,17 +13,28 @@ std::string GeneratedKernel::Source() const { return absl::StrCat(DeviceLibraryS
 
 KernelSignature::KernelSignature(const Graph& graph, const Kernel& kernel) : graph_(graph), kernel_(kernel) {}
 
+std::string KernelSignature::AddTensorMap(NodeId node, const TensorMapSpec& spec, bool written) {
+  maps_.push_back({.kind = KernelParam::Kind::kTensorMap, .node = node, .written = written, .map = spec});
+  return absl::StrCat("map", maps_.size() - 1);
+}
+
+void KernelSignature::OmitPointer(NodeId node) { omitted_.insert(node); }
+
 std::string KernelSignature::ParameterList() const {
-  std::string out;
+  std::vector<std::string> params;
   for (size_t i = 0; i < kernel_.inputs.size(); ++i) {
-    absl::StrAppend(&out, i > 0 ? ", " : "", "const ", StorageType(graph_.node(kernel_.inputs[i]).dtype),
-                    "* __restrict__ in", i);
+    if (omitted_.contains(kernel_.inputs[i])) continue;
+    params.push_back(
+        absl::StrCat("const ", StorageType(graph_.node(kernel_.inputs[i]).dtype), "* __restrict__ in", i));
   }
   for (size_t i = 0; i < kernel_.outputs.size(); ++i) {
-    absl::StrAppend(&out, out.empty() ? "" : ", ", StorageType(graph_.node(kernel_.outputs[i]).dtype),
-                    "* __restrict__ out", i);
+    if (omitted_.contains(kernel_.outputs[i])) continue;
+    params.push_back(absl::StrCat(StorageType(graph_.node(kernel_.outputs[i]).dtype), "* __restrict__ out", i));
   }
-  return out;
+  for (size_t i = 0; i < maps_.size(); ++i) {
+    params.push_back(absl::StrCat("const __grid_constant__ KilnTensorMap map", i));
+  }
+  return absl::StrJoin(params, ", ");
 }
 
 namespace {
@@ -38,9 +50,14 @@ std::string KernelSignature::OutputName(NodeId id) const { return IndexedName(ke
 
 void KernelSignature::Fill(GeneratedKernel& generated) const {
   generated.name = kernel_.name;
-  generated.params = kernel_.inputs;
-  generated.params.insert(generated.params.end(), kernel_.outputs.begin(), kernel_.outputs.end());
-  generated.num_inputs = static_cast<int>(kernel_.inputs.size());
+  generated.params.clear();
+  for (NodeId input : kernel_.inputs) {
+    if (!omitted_.contains(input)) generated.params.push_back({.node = input});
+  }
+  for (NodeId output : kernel_.outputs) {
+    if (!omitted_.contains(output)) generated.params.push_back({.node = output, .written = true});
+  }
+  generated.params.insert(generated.params.end(), maps_.begin(), maps_.end());
 }
 
 }  // namespace kiln

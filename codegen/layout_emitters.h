@@ -1,6 +1,7 @@
 // CUDA for the kernels that run alone: a reduction over non-trailing axes (a
-// thread per output element, walking the reduced axes) and a transpose (a
-// thread per output element, reading through the permuted index).
+// thread per output element, walking the reduced axes), a transpose and a
+// slice (a thread per output element, reading through the permuted or
+// strided index).
 //
 //   absl::StatusOr<GeneratedKernel> k = EmitStridedReduction(graph, kernel, limits);
 #ifndef KILN_CODEGEN_LAYOUT_EMITTERS_H_
@@ -17,6 +18,7 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
                                                      const DeviceLimits& limits);
 absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
                                               const DeviceLimits& limits);
+absl::StatusOr<GeneratedKernel> EmitSlice(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits);
 
 }  // namespace kiln
 

@@ -7,6 +7,7 @@
 #include "codegen/element_program.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
 #include "graph/int_math.h"
 
 namespace kiln {
@@ -114,7 +115,9 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   generated.body = std::move(body);
   const int64_t vectors = n / vec;
   const int64_t tile = int64_t{kThreads} * kUnroll;
-  generated.launch.grid = static_cast<unsigned>(std::max<int64_t>(CeilDiv(vectors, tile), 1));
+  absl::StatusOr<unsigned> grid = LaunchGrid(kernel.name, std::max<int64_t>(CeilDiv(vectors, tile), 1));
+  if (!grid.ok()) return grid.status();
+  generated.launch.grid = *grid;
   generated.launch.block = kThreads;
   return generated;
 }

@@ -8,6 +8,7 @@
 #include "codegen/element_program.h"
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
 #include "codegen/reduce_ops.h"
 #include "graph/int_math.h"
 
@@ -157,10 +158,6 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     if (!in_pair) plain.push_back(r);
   }
   for (NodeId r : plain) {
-    if (!IsFloat(graph_.node(r).dtype)) {
-      return absl::UnimplementedError(
-          absl::StrCat(NodeLabel(graph_.node(r)), ": code generation reduces floating-point values only"));
-    }
     absl::StrAppend(&body_, "  float acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::identity();\n");
   }
   for (const auto& [m, s] : online) absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n");
@@ -319,9 +316,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   generated.body = std::move(body_);
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;
-  generated.launch.grid = static_cast<unsigned>(
-      unit_ == Unit::kWarp ? CeilDiv(row_.rows, kWarpRowsPerBlock)
-                           : row_.rows * row_.cluster_blocks);
+  absl::StatusOr<unsigned> grid =
+      LaunchGrid(kernel_.name, unit_ == Unit::kWarp ? CeilDiv(row_.rows, kWarpRowsPerBlock)
+                                                    : row_.rows * row_.cluster_blocks);
+  if (!grid.ok()) return grid.status();
+  generated.launch.grid = *grid;
   return generated;
 }
 

@@ -1,8 +1,10 @@
 #include "frontends/builder.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "graph/tensor_bytes.h"
 
 namespace kiln {
 
@@ -52,6 +54,18 @@ Value GraphBuilder::Input(std::string name, DType dtype, Dims shape) {
 
 Value GraphBuilder::Constant(double value, DType dtype) {
   return Add({.op = OpKind::kConstant, .dtype = dtype, .value = value}, {});
+}
+
+Value GraphBuilder::Constant(const HostTensor& tensor) {
+  return Constant(tensor.dtype, tensor.shape, EncodeTensor(tensor));
+}
+
+Value GraphBuilder::Constant(DType dtype, Dims shape, absl::string_view bytes) {
+  return Add({.op = OpKind::kConstant,
+              .dtype = dtype,
+              .shape = std::move(shape),
+              .data = std::make_shared<const std::string>(bytes)},
+             {});
 }
 
 absl::StatusOr<Graph> GraphBuilder::Build(const std::vector<Value>& outputs) {
@@ -162,6 +176,12 @@ Value Reshape(Value x, Dims shape) {
 Value Transpose(Value x, std::vector<int64_t> perm) {
   if (x.builder() == nullptr) return {};
   return x.builder()->Add({.op = OpKind::kTranspose, .perm = std::move(perm)}, {x});
+}
+Value Slice(Value x, std::vector<int64_t> starts, std::vector<int64_t> steps, Dims shape) {
+  if (x.builder() == nullptr) return {};
+  return x.builder()->Add(
+      {.op = OpKind::kSlice, .shape = std::move(shape), .starts = std::move(starts), .steps = std::move(steps)},
+      {x});
 }
 
 }  // namespace kiln

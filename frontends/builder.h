@@ -18,6 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/host_tensor.h"
 
 namespace kiln {
 
@@ -51,6 +52,11 @@ class GraphBuilder {
 
   Value Input(std::string name, DType dtype, Dims shape);
   Value Constant(double value, DType dtype);
+  // A tensor constant (a weight, a bias, a mask), stored once in the graph:
+  // from host values, each rounded to `tensor.dtype`, or from the raw
+  // little-endian bytes graph/tensor_bytes.h describes.
+  Value Constant(const HostTensor& tensor);
+  Value Constant(DType dtype, Dims shape, absl::string_view bytes);
 
   // Adds a node of any op. `spec.name` may be empty for a generated name.
   // Operands from another builder, or after an earlier error, yield an
@@ -119,6 +125,9 @@ Value ReduceMean(Value x, std::vector<int64_t> axes, bool keepdims = false);
 Value Matmul(Value a, Value b);
 Value Reshape(Value x, Dims shape);
 Value Transpose(Value x, std::vector<int64_t> perm);
+// Result index i of dim d reads x at starts[d] + i * steps[d]; a step of 0
+// repeats one index, which broadcasts a size-1 dim.
+Value Slice(Value x, std::vector<int64_t> starts, std::vector<int64_t> steps, Dims shape);
 
 }  // namespace kiln
 

@@ -4,7 +4,7 @@
 #   kiln eval             the CPU reference interpreter, on a scaled-down copy
 #   kiln plan             fused against unfused: kernels and HBM bytes
 #                         (with --explain and a dump folder on one softmax graph)
-#   kiln emit             the CUDA source; compiled with `nvcc -arch=sm_90 -c`
+#   kiln emit             the CUDA source; compiled with `nvcc -arch=sm_90a -c`
 #                         when nvcc is on PATH
 #   kiln run              only where nvidia-smi finds a GPU (the reference check
 #                         of the large matmuls takes the CPU seconds to minutes)
@@ -63,11 +63,11 @@ emit() {
     if [ -z "$nvcc" ]; then
       echo "nvcc is not on PATH: compile skipped (export PATH=/usr/local/cuda/bin:\$PATH)"
     else
-      echo "\$ nvcc -arch=sm_90 -c $cu"
-      if "$nvcc" -arch=sm_90 -c "$cu" -o "$work/$name.o"; then
-        echo "compiled for sm_90"
+      echo "\$ nvcc -arch=sm_90a -c $cu"
+      if "$nvcc" -arch=sm_90a -c "$cu" -o "$work/$name.o"; then
+        echo "compiled for sm_90a"
       else
-        failed+=("nvcc -arch=sm_90 -c (kiln emit $graph)")
+        failed+=("nvcc -arch=sm_90a -c (kiln emit $graph)")
       fi
     fi
   else

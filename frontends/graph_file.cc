@@ -11,8 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "frontends/graph_proto.h"
 #include "frontends/graph_text.h"
+#include "frontends/onnx/onnx_import.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/stubs/logging.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/wire_format_lite.h"
 #include "graph/atomic_file.h"
 #include "graph/verifier.h"
@@ -25,7 +27,7 @@ using google::protobuf::internal::WireFormatLite;
 // The graph format nests two levels; deeper nesting (unknown groups) is junk.
 constexpr int kBinaryRecursionLimit = 4;
 
-enum class FileFormat { kText, kBinary };
+enum class FileFormat { kText, kBinary, kOnnx };
 
 absl::StatusOr<FileFormat> FormatOf(const std::string& path) {
   const std::string extension = std::filesystem::path(path).extension().string();
@@ -33,9 +35,10 @@ absl::StatusOr<FileFormat> FormatOf(const std::string& path) {
     return FileFormat::kText;
   }
   if (extension == ".pb" || extension == ".binpb") return FileFormat::kBinary;
+  if (extension == ".onnx") return FileFormat::kOnnx;
   return absl::InvalidArgumentError(absl::StrCat(
       "unknown graph file extension \"", absl::CEscape(extension),
-      "\" (use .textproto, .pbtxt or .txtpb for text, .pb or .binpb for binary)"));
+      "\" (use .textproto, .pbtxt or .txtpb for text, .pb or .binpb for binary, .onnx for an ONNX model)"));
 }
 
 absl::Status WithPath(absl::string_view path, const absl::Status& status) {
@@ -65,6 +68,29 @@ int64_t CountBinaryNodes(absl::string_view bytes) {
   return nodes;
 }
 
+// Protobuf keeps fields it does not know instead of failing; a kiln graph
+// holds none, and silently dropping one could change what the file means.
+absl::Status RefuseUnknownFields(const proto::GraphProto& graph) {
+  auto first_unknown = [](const google::protobuf::Message& message) -> int {
+    const google::protobuf::UnknownFieldSet& unknown = message.GetReflection()->GetUnknownFields(message);
+    return unknown.empty() ? 0 : unknown.field(0).number();
+  };
+  if (const int field = first_unknown(graph); field != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the graph holds field number ", field, ", which the kiln graph format does not have"));
+  }
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (const int field = first_unknown(graph.node(i)); field != 0) {
+      // The name is not validated yet: escaped and cut short.
+      const std::string& name = graph.node(i).name();
+      return absl::InvalidArgumentError(absl::StrCat("node ", i, " (\"", absl::CEscape(name.substr(0, 64)),
+                                                     name.size() > 64 ? "...\"" : "\"", ") holds field number ",
+                                                     field, ", which the kiln graph format does not have"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<proto::GraphProto> ParseProtoBinary(absl::string_view bytes) {
   if (bytes.size() > static_cast<uint64_t>(kMaxGraphFileBytes)) return TooLarge(bytes.size());
   if (CountBinaryNodes(bytes) > kMaxNodes) {
@@ -82,6 +108,7 @@ absl::StatusOr<proto::GraphProto> ParseProtoBinary(absl::string_view bytes) {
     return absl::InvalidArgumentError(
         "the bytes are not a valid kiln graph (malformed or truncated binary protobuf)");
   }
+  if (absl::Status s = RefuseUnknownFields(graph); !s.ok()) return s;
   return graph;
 }
 
@@ -139,6 +166,7 @@ std::string SerializeGraphText(const Graph& graph) { return GraphProtoToText(ToP
 absl::StatusOr<Graph> LoadGraphFile(const std::string& path) {
   absl::StatusOr<FileFormat> format = FormatOf(path);
   if (!format.ok()) return WithPath(path, format.status());
+  if (*format == FileFormat::kOnnx) return ImportOnnxFile(path);
   absl::StatusOr<std::string> contents = ReadWholeFile(path);
   if (!contents.ok()) return WithPath(path, contents.status());
   absl::StatusOr<Graph> graph =
@@ -150,6 +178,10 @@ absl::StatusOr<Graph> LoadGraphFile(const std::string& path) {
 absl::Status SaveGraphFile(const Graph& graph, const std::string& path) {
   absl::StatusOr<FileFormat> format = FormatOf(path);
   if (!format.ok()) return WithPath(path, format.status());
+  if (*format == FileFormat::kOnnx) {
+    return WithPath(path, absl::InvalidArgumentError(
+                              "kiln writes its own graph format (.textproto or .pb), not ONNX"));
+  }
   if (absl::Status s = VerifyGraph(graph); !s.ok()) return WithPath(path, s);
   const std::string bytes =
       *format == FileFormat::kText ? SerializeGraphText(graph) : SerializeGraphBinary(graph);

@@ -5,7 +5,8 @@
 //   absl::Status s = SaveGraphFile(*g, "/tmp/row_sum.pb");
 //
 // The format follows the extension: .textproto, .pbtxt or .txtpb for text,
-// .pb or .binpb for binary. Loading errors start with the path:
+// .pb or .binpb for binary; LoadGraphFile also imports .onnx models
+// (frontends/onnx/onnx_import.h). Loading errors start with the path:
 //   graphs/bad.textproto: line 4, column 13: Expected integer, got: abc
 //   graphs/bad.pb: node "t3" (mul): operand "q" is not defined
 #ifndef KILN_FRONTENDS_GRAPH_FILE_H_

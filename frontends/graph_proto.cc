@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <string>
 #include <utility>
@@ -31,9 +32,14 @@ bool UsesDType(OpFamily family) {
   return family == OpFamily::kInput || family == OpFamily::kConstant || family == OpFamily::kCast;
 }
 
-bool UsesShape(OpFamily family) {
-  return family == OpFamily::kInput || family == OpFamily::kReshape;
+bool UsesShape(const Node& node) {
+  const OpFamily family = OpFamilyOf(node.op);
+  return family == OpFamily::kInput || family == OpFamily::kReshape || family == OpFamily::kSlice ||
+         IsTensorConstant(node);
 }
+
+// Tensor constants and slices came with format_version 2.
+bool NeedsVersion2(const Node& node) { return IsTensorConstant(node) || node.op == OpKind::kSlice; }
 
 // A user-supplied name inside a message: escaped, and cut short so that a
 // hostile file cannot blow up the message. Node names that passed
@@ -50,9 +56,13 @@ absl::Status NodeError(const proto::NodeProto& node, OpKind op, absl::string_vie
 
 // The NodeSpec of a file node, without its operands. Rejects fields the op
 // does not use, so that nothing in a file is silently dropped.
-absl::StatusOr<NodeSpec> SpecFromProto(const proto::NodeProto& node, OpKind op) {
+absl::StatusOr<NodeSpec> SpecFromProto(const proto::NodeProto& node, OpKind op, uint32_t version) {
   const OpFamily family = OpFamilyOf(op);
   NodeSpec spec{.name = node.name(), .op = op};
+  if (version < 2 && ((family == OpFamily::kConstant && !node.data().empty()) || op == OpKind::kSlice)) {
+    return NodeError(node, op, absl::StrCat(op == OpKind::kSlice ? "slices" : "tensor constants",
+                                            " need format_version 2; the file says ", version));
+  }
   if (UsesDType(family)) {
     switch (node.dtype()) {
       case proto::F32: spec.dtype = DType::kF32; break;
@@ -79,6 +89,9 @@ absl::StatusOr<NodeSpec> SpecFromProto(const proto::NodeProto& node, OpKind op) 
   spec.axes.assign(node.axes().begin(), node.axes().end());
   spec.keepdims = node.keepdims();
   spec.perm.assign(node.perm().begin(), node.perm().end());
+  spec.starts.assign(node.starts().begin(), node.starts().end());
+  spec.steps.assign(node.steps().begin(), node.steps().end());
+  if (!node.data().empty()) spec.data = std::make_shared<const std::string>(node.data());
   return spec;
 }
 
@@ -160,7 +173,8 @@ absl::StatusOr<std::vector<int>> TopologicalOrder(const proto::GraphProto& graph
 
 proto::GraphProto ToProto(const Graph& graph) {
   proto::GraphProto graph_proto;
-  graph_proto.set_format_version(kGraphFormatVersion);
+  graph_proto.set_format_version(
+      std::any_of(graph.nodes().begin(), graph.nodes().end(), NeedsVersion2) ? 2 : 1);
   graph_proto.mutable_node()->Reserve(graph.size());
   for (const Node& node : graph.nodes()) {
     proto::NodeProto* node_proto = graph_proto.add_node();
@@ -169,14 +183,19 @@ proto::GraphProto ToProto(const Graph& graph) {
     for (NodeId operand : node.operands) node_proto->add_operand(graph.node(operand).name);
     const OpFamily family = OpFamilyOf(node.op);
     if (UsesDType(family)) node_proto->set_dtype(ToProtoDType(node.dtype));
-    if (UsesShape(family)) node_proto->mutable_shape()->Add(node.shape.begin(), node.shape.end());
-    if (family == OpFamily::kConstant) node_proto->set_value(node.value);
+    if (UsesShape(node)) node_proto->mutable_shape()->Add(node.shape.begin(), node.shape.end());
+    if (IsScalarConstant(node)) node_proto->set_value(node.value);
+    if (IsTensorConstant(node)) node_proto->set_data(*node.data);
     if (family == OpFamily::kReduce) {
       node_proto->mutable_axes()->Add(node.axes.begin(), node.axes.end());
       node_proto->set_keepdims(node.keepdims);
     }
     if (family == OpFamily::kTranspose) {
       node_proto->mutable_perm()->Add(node.perm.begin(), node.perm.end());
+    }
+    if (family == OpFamily::kSlice) {
+      node_proto->mutable_starts()->Add(node.starts.begin(), node.starts.end());
+      node_proto->mutable_steps()->Add(node.steps.begin(), node.steps.end());
     }
   }
   for (NodeId output : graph.outputs()) graph_proto.add_output(graph.node(output).name);
@@ -230,7 +249,7 @@ absl::StatusOr<Graph> FromProto(const proto::GraphProto& graph_proto) {
       }
       operands[i].push_back(it->second);
     }
-    absl::StatusOr<NodeSpec> spec = SpecFromProto(node, ops[i]);
+    absl::StatusOr<NodeSpec> spec = SpecFromProto(node, ops[i], graph_proto.format_version());
     if (!spec.ok()) return spec.status();
     specs.push_back(*std::move(spec));
   }

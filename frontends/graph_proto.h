@@ -20,8 +20,9 @@
 
 namespace kiln {
 
-// The format_version this kiln writes and the newest it reads.
-inline constexpr uint32_t kGraphFormatVersion = 1;
+// The newest format_version this kiln reads. It writes the oldest version
+// that holds the graph: 2 when it has tensor constants or slices, else 1.
+inline constexpr uint32_t kGraphFormatVersion = 2;
 
 proto::GraphProto ToProto(const Graph& graph);
 absl::StatusOr<Graph> FromProto(const proto::GraphProto& graph_proto);

@@ -65,6 +65,9 @@ void AppendNode(std::string& out, const proto::NodeProto& node) {
   AppendList(out, "axes", node.axes());
   if (node.keepdims()) out += " keepdims: true";
   AppendList(out, "perm", node.perm());
+  if (!node.data().empty()) absl::StrAppend(&out, " data: ", Quoted(node.data()));
+  AppendList(out, "starts", node.starts());
+  AppendList(out, "steps", node.steps());
   out += " }\n";
 }
 

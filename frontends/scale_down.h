@@ -4,8 +4,9 @@
 //   absl::StatusOr<Graph> small = ScaleDownGraph(gelu_16384x16384, 256);  // x: [256,256]
 //
 // 1 stays 1 and equal dims stay equal, so broadcasts, matmul inner dims and
-// reductions stay valid; a reshape can break (its element counts no longer
-// match), which is an error naming the reshape node.
+// reductions stay valid; a tensor constant keeps its leading block. A reshape
+// or a slice can break (element counts no longer match, a window runs past
+// its operand), which is an error naming that node.
 #ifndef KILN_FRONTENDS_SCALE_DOWN_H_
 #define KILN_FRONTENDS_SCALE_DOWN_H_
 

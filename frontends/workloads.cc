@@ -48,12 +48,24 @@ absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k) {
   return b.Build({y});
 }
 
+absl::StatusOr<Graph> MatmulBiasGelu(DType dtype, int64_t m, int64_t n, int64_t k) {
+  GraphBuilder b;
+  Value a = b.Input("a", dtype, {m, k});
+  Value bm = b.Input("b", dtype, {k, n});
+  Value bias = b.Input("bias", dtype, {n});
+  Value x = (Matmul(a, bm) + bias).Named("x");
+  // The tanh approximation, as the naive GeLU writes it.
+  Value inner = (0.79788456 * (x + 0.044715 * (x * x * x))).Named("inner");
+  Value y = (0.5 * x * (1.0 + Tanh(inner))).Named("y");
+  return b.Build({y});
+}
+
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims) {
-  if (name != "gelu_naive" && name != "softmax_naive" && name != "row_sum" &&
-      name != "matmul_relu") {
+  if (name != "gelu_naive" && name != "softmax_naive" && name != "row_sum" && name != "matmul_relu" &&
+      name != "matmul_bias_gelu") {
     return absl::InvalidArgumentError(
         absl::StrCat("unknown workload \"", absl::CEscape(name),
-                     "\" (expected gelu_naive, softmax_naive, row_sum or matmul_relu)"));
+                     "\" (expected gelu_naive, softmax_naive, row_sum, matmul_relu or matmul_bias_gelu)"));
   }
   if (name == "gelu_naive") {
     if (dims.empty()) {
@@ -61,13 +73,15 @@ absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const D
     }
     return GeluNaive(dtype, dims);
   }
-  const size_t want = name == "matmul_relu" ? 3 : 2;
+  const bool matmul = name == "matmul_relu" || name == "matmul_bias_gelu";
+  const size_t want = matmul ? 3 : 2;
   if (dims.size() != want) {
     return absl::InvalidArgumentError(
         absl::StrCat("workload ", name, " takes ", want, " dims, got ", DimsString(dims)));
   }
   if (name == "softmax_naive") return SoftmaxNaive(dtype, dims[0], dims[1]);
   if (name == "row_sum") return RowSum(dtype, dims[0], dims[1]);
+  if (name == "matmul_bias_gelu") return MatmulBiasGelu(dtype, dims[0], dims[1], dims[2]);
   return MatmulRelu(dtype, dims[0], dims[1], dims[2]);
 }
 

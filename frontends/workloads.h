@@ -26,8 +26,12 @@ absl::StatusOr<Graph> RowSum(DType dtype, int64_t rows, int64_t cols);
 // c = a @ b with a:[M,K], b:[K,N]; y = relu(c)
 absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k);
 
+// x = a @ b + bias with bias:[N]; y = 0.5 * x * (1 + tanh(0.79788456 * (x + 0.044715 * x^3))),
+// the tanh GeLU that cuBLASLt's fused epilogue computes
+absl::StatusOr<Graph> MatmulBiasGelu(DType dtype, int64_t m, int64_t n, int64_t k);
+
 // A workload by its docs/design.md name ("gelu_naive", "softmax_naive", "row_sum",
-// "matmul_relu") with dims {M, N} ({M, N, K} for matmul_relu).
+// "matmul_relu", "matmul_bias_gelu") with dims {M, N} ({M, N, K} for the matmuls).
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims);
 
 }  // namespace kiln

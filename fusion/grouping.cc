@@ -26,8 +26,8 @@ std::string Quoted(const Node& node) { return absl::StrCat("\"", absl::CEscape(n
 
 class Grouper {
  public:
-  Grouper(const Graph& graph, bool fuse)
-      : graph_(graph), fuse_(fuse), group_of_(graph.size(), -1), readers_(graph.size()) {}
+  Grouper(const Graph& graph, bool fuse, const std::vector<bool>& folded)
+      : graph_(graph), fuse_(fuse), folded_(folded), group_of_(graph.size(), -1), readers_(graph.size()) {}
 
   Grouping Run();
 
@@ -40,8 +40,11 @@ class Grouper {
   };
 
   const Node& node(NodeId id) const { return graph_.node(id); }
+  // Reshapes, and transposes a matmul reads as its operand layout: no kernel.
+  bool IsView(NodeId id) const { return ClassifyNode(graph_, id) == OpClass::kView || folded_[id]; }
   // The group whose memory an operand lives in: views resolve to their root.
   int SourceGroup(NodeId id) const;
+  NodeId Root(NodeId id) const;
   Decision CanJoin(NodeId n, int gid) const;
   Decision CanJoinElementwise(NodeId n, const GroupState& g, int gid) const;
   Decision CanJoinRowReduction(NodeId n, const Group& group) const;
@@ -54,6 +57,7 @@ class Grouper {
 
   const Graph& graph_;
   const bool fuse_;
+  const std::vector<bool>& folded_;
   std::vector<int> group_of_;
   std::vector<GroupState> groups_;
   std::vector<std::vector<int>> readers_;  // per tensor: groups that read it from memory
@@ -61,7 +65,12 @@ class Grouper {
   std::vector<std::vector<std::pair<int, std::string>>> rejections_;
 };
 
-int Grouper::SourceGroup(NodeId id) const { return group_of_[ViewRoot(graph_, id)]; }
+NodeId Grouper::Root(NodeId id) const {
+  while (IsView(id)) id = node(id).operands[0];
+  return id;
+}
+
+int Grouper::SourceGroup(NodeId id) const { return group_of_[Root(id)]; }
 
 Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) const {
   const Dims& shape = node(n).shape;
@@ -131,7 +140,7 @@ Decision Grouper::CanJoinRowReduction(NodeId n, const Group& group) const {
 Decision Grouper::CanJoin(NodeId n, int gid) const {
   const GroupState& g = groups_[gid];
   for (NodeId p : node(n).operands) {
-    if (ClassifyNode(graph_, p) == OpClass::kView && SourceGroup(p) == gid) {
+    if (IsView(p) && SourceGroup(p) == gid) {
       return Reject(absl::StrCat("operand ", Quoted(node(p)),
                                  " is a reshape of this kernel's own output, read back from memory"));
     }
@@ -146,6 +155,7 @@ Decision Grouper::CanJoin(NodeId n, int gid) const {
                                      "] runs as its own kernel"));
       break;
     case OpClass::kTranspose: decision = Reject("a transpose runs as its own kernel"); break;
+    case OpClass::kSlice: decision = Reject("a slice runs as its own kernel"); break;
     case OpClass::kSource:
     case OpClass::kView: decision = Reject("not a computation"); break;
   }
@@ -198,7 +208,7 @@ void Grouper::Place(NodeId n, int gid) {
     const int h = SourceGroup(p);
     if (h == gid) continue;
     if (h >= 0) g.reads_from.insert(h);
-    const NodeId root = ViewRoot(graph_, p);
+    const NodeId root = Root(p);
     if (ClassifyNode(graph_, root) != OpClass::kSource || node(root).op == OpKind::kInput) {
       std::vector<int>& readers = readers_[root];
       if (std::find(readers.begin(), readers.end(), gid) == readers.end()) readers.push_back(gid);
@@ -222,6 +232,7 @@ int Grouper::NewGroup(NodeId n) {
     case OpClass::kMatmul: state.group.kind = KernelKind::kMatmul; break;
     case OpClass::kReduction: state.group.kind = KernelKind::kReduction; break;
     case OpClass::kTranspose: state.group.kind = KernelKind::kTranspose; break;
+    case OpClass::kSlice: state.group.kind = KernelKind::kSlice; break;
     default: state.group.kind = KernelKind::kPointwise; break;
   }
   if (state.group.shape.empty()) state.group.shape = node(n).shape;
@@ -261,6 +272,13 @@ std::vector<int> Grouper::LaunchOrder() const {
 }
 
 std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
+  if (folded_[consumer]) {
+    return "consumer is a transpose that matmuls read as their operand layout: the producer is materialized";
+  }
+  if (folded_[producer]) {
+    return absl::StrCat("operand is a transpose of ", Quoted(node(Root(producer))),
+                        ", read from memory by the matmul in swapped layout");
+  }
   if (ClassifyNode(graph_, consumer) == OpClass::kView) {
     return "consumer is a reshape, a view of memory: the producer is materialized";
   }
@@ -270,7 +288,7 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
     if (gid == h) return reason;
   }
   if (ClassifyNode(graph_, producer) == OpClass::kView) {
-    return absl::StrCat("operand is a reshape, a view of ", Quoted(node(ViewRoot(graph_, producer))),
+    return absl::StrCat("operand is a reshape, a view of ", Quoted(node(Root(producer))),
                         " read from memory");
   }
   return "consumer was fused into the kernel of another operand";
@@ -279,8 +297,7 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
 Grouping Grouper::Run() {
   rejections_.resize(graph_.size());
   for (NodeId n = 0; n < graph_.size(); ++n) {
-    const OpClass op_class = ClassifyNode(graph_, n);
-    if (op_class == OpClass::kSource || op_class == OpClass::kView) continue;
+    if (ClassifyNode(graph_, n) == OpClass::kSource || IsView(n)) continue;
     if (!fuse_) {
       NewGroup(n);
       continue;
@@ -294,12 +311,12 @@ Grouping Grouper::Run() {
       }
     };
     for (NodeId p : node(n).operands) {
-      if (ClassifyNode(graph_, p) != OpClass::kView) add(group_of_[p]);
+      if (!IsView(p)) add(group_of_[p]);
     }
     const size_t producer_candidates = candidates.size();
     constexpr size_t kSiblingsTried = 4;
     for (NodeId p : node(n).operands) {
-      const std::vector<int>& readers = readers_[ViewRoot(graph_, p)];
+      const std::vector<int>& readers = readers_[Root(p)];
       const size_t first = readers.size() > kSiblingsTried ? readers.size() - kSiblingsTried : 0;
       for (size_t i = readers.size(); i-- > first;) add(readers[i]);
     }
@@ -341,7 +358,7 @@ Grouping Grouper::Run() {
         if (std::find(operands.begin(), operands.begin() + i, producer) != operands.begin() + i) continue;
         const OpClass producer_class = ClassifyNode(graph_, producer);
         if (producer_class == OpClass::kSource) continue;
-        if (producer_class == OpClass::kView && SourceGroup(producer) < 0) continue;
+        if (IsView(producer) && SourceGroup(producer) < 0) continue;
         if (group_of_[producer] >= 0 && group_of_[producer] == group_of_[consumer]) continue;
         result.boundaries.push_back({producer, consumer, Explain(producer, consumer)});
       }
@@ -352,6 +369,8 @@ Grouping Grouper::Run() {
 
 }  // namespace
 
-Grouping GroupNodes(const Graph& graph, bool fuse) { return Grouper(graph, fuse).Run(); }
+Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded) {
+  return Grouper(graph, fuse, folded).Run();
+}
 
 }  // namespace kiln

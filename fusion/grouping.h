@@ -1,7 +1,7 @@
 // Step one of planning: assigning compute nodes to kernel groups.
 //
-//   Grouping g = GroupNodes(graph, /*fuse=*/true);
-//   g.group_of[id]   // group index, or -1 for inputs, constants and views
+//   Grouping g = GroupNodes(graph, /*fuse=*/true, folded);
+//   g.group_of[id]   // group index, or -1 for inputs, constants, views and folded transposes
 //   g.groups[i].kind
 #ifndef KILN_FUSION_GROUPING_H_
 #define KILN_FUSION_GROUPING_H_
@@ -27,7 +27,9 @@ struct Grouping {
   std::vector<Boundary> boundaries;
 };
 
-Grouping GroupNodes(const Graph& graph, bool fuse);
+// `folded` (per node) marks transposes that matmuls read as their operand
+// layout (FoldOperandTransposes): like reshapes, they get no kernel.
+Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded);
 
 }  // namespace kiln
 

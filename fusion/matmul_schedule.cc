@@ -2,34 +2,58 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <iterator>
+#include <limits>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
 
-// A tensor-core tile the planner chooses from. `resident` is how many such
-// blocks share one SM (registers and shared memory allow it) and
-// `relative_rate` each SM's throughput with them, against 128x128x32 with 4
-// stages. Measured on an H200 at bf16 8192^3 (bench/results, --matmul-tile):
-// 128x128 2969 us, 128x256 3622 us (likely because two 4-warp blocks per SM
-// hide each other's barriers better than one 8-warp block does). The smaller tiles' rates are
-// estimates, to be replaced by autotuning.
+// A tile the heuristic chooses from. `resident` is how many such blocks share
+// one SM and `relative_rate` each SM's throughput with them, against the
+// tier's best tile.
 struct TileCandidate {
-  MatmulTile tile;
+  MatmulConfig config;
   int resident;
   double relative_rate;
 };
 
-constexpr TileCandidate kTensorCoreTiles[] = {
-    {{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4}, 2, 1.00},
-    {{.block_m = 128, .block_n = 256, .block_k = 32, .stages = 4}, 1, 0.82},
-    {{.block_m = 64, .block_n = 128, .block_k = 32, .stages = 4}, 2, 0.75},
-    {{.block_m = 64, .block_n = 64, .block_k = 32, .stages = 4}, 4, 0.55},
+// mma.sync, measured on an H200 at bf16 8192^3 (bench/results, --matmul-tile):
+// 128x128 2969 us, 128x256 3622 us (two 4-warp blocks per SM hide each
+// other's barriers better than one 8-warp block does). The smaller tiles'
+// rates are estimates.
+constexpr TileCandidate kMmaSyncTiles[] = {
+    {{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 16}, 2, 1.00},
+    {{.block_m = 128, .block_n = 256, .block_k = 32, .stages = 4, .group_m = 16}, 1, 0.82},
+    {{.block_m = 64, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 16}, 2, 0.75},
+    {{.block_m = 64, .block_n = 64, .block_k = 32, .stages = 4, .group_m = 16}, 4, 0.55},
 };
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// wgmma, one persistent block per SM, measured on an H200 at bf16 8192^3
+// (2026-12-01): 128x256 800 TFLOP/s, 128x128 756, 256x128 745. The 128x64
+// rate is an estimate. Stages are as many as fit (see WgmmaConfig).
+constexpr TileCandidate kWgmmaTiles[] = {
+    {{.block_m = 128, .block_n = 256, .block_k = 64, .group_m = 8}, 1, 1.00},
+    {{.block_m = 256, .block_n = 128, .block_k = 64, .group_m = 8}, 1, 0.93},
+    {{.block_m = 128, .block_n = 128, .block_k = 64, .group_m = 8}, 1, 0.94},
+    {{.block_m = 128, .block_n = 64, .block_k = 64, .group_m = 8}, 1, 0.75},
+};
+
+constexpr int kMaxStages = 8;
+
+// Blocks of an mma.sync tile that share one SM (registers and shared memory allow it).
+int MmaSyncResident(const MatmulConfig& c) {
+  for (const TileCandidate& t : kMmaSyncTiles) {
+    if (t.config.block_m == c.block_m && t.config.block_n == c.block_n) return t.resident;
+  }
+  return 1;
+}
+constexpr int kFfmaBlock = 128;
 
 std::string Waves(int64_t tiles, int64_t slots) {
   char buffer[32];
@@ -37,116 +61,314 @@ std::string Waves(int64_t tiles, int64_t slots) {
   return buffer;
 }
 
-int64_t TensorCoreSharedBytes(const MatmulTile& t) {
-  return int64_t{t.stages} * (t.block_m * t.block_k + t.block_k * t.block_n) * 2;
+bool OneOf(int v, std::initializer_list<int> allowed) {
+  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
 
-// Warps own 64x64 of the tile (32x32 in a 64x64 tile, so it still has four).
-void ApplyTile(const MatmulTile& t, MatmulSchedule& s) {
-  s.block_m = t.block_m;
-  s.block_n = t.block_n;
-  s.block_k = t.block_k;
-  s.stages = t.stages;
-  s.group_m = t.group_m;
-  const bool smallest = t.block_m == 64 && t.block_n == 64;
-  s.warps_m = smallest ? 2 : t.block_m / 64;
-  s.warps_n = smallest ? 2 : t.block_n / 64;
-  s.threads = s.warps_m * s.warps_n * 32;
-  s.tiles = s.batch * CeilDiv(s.m, s.block_m) * CeilDiv(s.n, s.block_n);
-  s.shared_bytes = TensorCoreSharedBytes(t);
+int64_t TileCount(const MatmulSchedule& s, const MatmulConfig& c) {
+  return s.batch * CeilDiv(s.m, c.block_m) * CeilDiv(s.n, c.block_n);
 }
 
-}  // namespace
+int64_t MmaSyncSharedBytes(const MatmulConfig& c) {
+  return int64_t{c.stages} * (c.block_m * c.block_k + c.block_k * c.block_n) * 2;
+}
 
-absl::Status ValidateMatmulTile(const MatmulTile& t, const DeviceLimits& limits) {
-  auto one_of = [](int v, std::initializer_list<int> allowed) {
-    return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
-  };
-  const std::string name = absl::StrCat("matmul tile ", t.block_m, "x", t.block_n, "x", t.block_k, " with ",
-                                        t.stages, " stages");
-  if (!one_of(t.block_m, {64, 128, 256}) || !one_of(t.block_n, {64, 128, 256}) ||
-      (t.block_m == 256 && t.block_n == 256)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
+// The largest element the epilogue stages for a TMA store: outputs whose
+// rows are a multiple of 16 bytes; the others are stored from registers.
+int StagingElementBytes(const Graph& graph, const Kernel& kernel, int64_t n) {
+  int bytes = 0;
+  for (NodeId output : kernel.outputs) {
+    const int64_t size = DTypeSize(graph.node(output).dtype);
+    if ((n * size) % 16 == 0) bytes = std::max(bytes, static_cast<int>(size));
   }
-  if (!one_of(t.block_k, {32, 64})) return absl::InvalidArgumentError(absl::StrCat(name, ": K step must be 32 or 64"));
-  if (t.stages < 2 || t.stages > 8) return absl::InvalidArgumentError(absl::StrCat(name, ": stages must be 2..8"));
-  if (t.group_m < 1 || t.group_m > 64) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": group of ", t.group_m, " tile rows is outside 1..64"));
+  return bytes;
+}
+
+absl::Status ValidateGroup(const MatmulConfig& c, absl::string_view name) {
+  if (c.group_m < 1 || c.group_m > 64) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": group of ", c.group_m, " tile rows is outside 1..64"));
   }
-  if (TensorCoreSharedBytes(t) > limits.shared_bytes_per_block) {
-    return absl::InvalidArgumentError(absl::StrCat(name, " needs ", TensorCoreSharedBytes(t),
-                                                   " bytes of shared memory; a block may have ",
-                                                   limits.shared_bytes_per_block));
+  if (c.stages < 2 || c.stages > kMaxStages) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": stages must be 2..", kMaxStages));
   }
   return absl::OkStatus();
 }
 
-MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLimits& limits) {
-  const Node& node = graph.node(matmul);
-  const Dims& a = graph.node(node.operands[0]).shape;
-  const Dims& b = graph.node(node.operands[1]).shape;
-  MatmulSchedule s;
-  s.batch = a.size() == 3 ? a[0] : 1;
-  s.m = a[a.size() - 2];
-  s.k = a.back();
-  s.n = b.back();
-  s.tensor_cores = node.dtype == DType::kF16 || node.dtype == DType::kBF16;
-  const int64_t elements_per_16_bytes = 16 / DTypeSize(node.dtype);
-  s.vector_copies = s.k % elements_per_16_bytes == 0 && s.n % elements_per_16_bytes == 0;
-  const int sms = std::max(limits.sm_count, 1);
+absl::Status FitsSharedMemory(int64_t bytes, const DeviceLimits& limits, absl::string_view name) {
+  if (bytes <= limits.shared_bytes_per_block) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(name, " needs ", bytes, " bytes of shared memory; a block may have ",
+                                                 limits.shared_bytes_per_block));
+}
 
-  if (!s.tensor_cores) {
-    s.block_m = 128;
-    s.block_n = 128;
-    s.block_k = 8;
-    s.threads = 256;
-    s.stages = 2;
-    s.tiles = s.batch * CeilDiv(s.m, s.block_m) * CeilDiv(s.n, s.block_n);
-    s.shared_bytes = int64_t{s.stages} * s.block_k * (s.block_m + s.block_n) * 4;
-    s.reason = absl::StrCat(DTypeName(node.dtype),
-                            " on CUDA cores (FFMA, exact fp32 rather than tf32); 128x128 tiles: ", s.tiles,
-                            " tiles, ", Waves(s.tiles, sms), " waves of ", sms, " SMs");
-    if (limits.matmul_tile.has_value()) absl::StrAppend(&s.reason, " (--matmul-tile applies to f16/bf16 only)");
-  } else if (limits.matmul_tile.has_value()) {
-    ApplyTile(*limits.matmul_tile, s);
-    s.reason = absl::StrCat(DTypeName(node.dtype), " on tensor cores (mma.sync, fp32 accumulators); ", s.block_m,
-                            "x", s.block_n, " tiles as asked (--matmul-tile): ", s.tiles, " tiles, ",
-                            Waves(s.tiles, sms), " per SM");
+absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+  if (!OneOf(c.block_m, {64, 128, 256}) || !OneOf(c.block_n, {64, 128, 256}) ||
+      (c.block_m == 256 && c.block_n == 256)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
+  }
+  if (!OneOf(c.block_k, {32, 64})) return absl::InvalidArgumentError(absl::StrCat(name, ": K step must be 32 or 64"));
+  if (absl::Status s = ValidateGroup(c, name); !s.ok()) return s;
+  return FitsSharedMemory(MmaSyncSharedBytes(c), limits, name);
+}
+
+absl::Status ValidateWgmma(const MatmulConfig& c, int staging_element_bytes, const DeviceLimits& limits,
+                           absl::string_view name) {
+  // A consumer warpgroup owns half the rows, 64 or 128, and keeps its
+  // 64-row slabs' accumulators (block_n / 2 registers each) in 128 registers.
+  if (!OneOf(c.block_m, {128, 256}) || !OneOf(c.block_n, {64, 128, 192, 256}) ||
+      (c.block_m == 256 && c.block_n > 128)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or 128)"));
+  }
+  if (c.block_k != 64) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": the wgmma K step is 64 (one 128-byte swizzle row)"));
+  }
+  if (absl::Status s = ValidateGroup(c, name); !s.ok()) return s;
+  return FitsSharedMemory(WgmmaSharedBytes(c, staging_element_bytes), limits, name);
+}
+
+// The most stages (up to kMaxStages) that fit beside the staging tiles.
+MatmulConfig WithMostStages(MatmulConfig c, int staging_element_bytes, const DeviceLimits& limits) {
+  c.stages = kMaxStages;
+  while (c.stages > 2 && WgmmaSharedBytes(c, staging_element_bytes) > limits.shared_bytes_per_block) --c.stages;
+  return c;
+}
+
+std::string TierReason(const Graph& graph, const MatmulSchedule& s, DType dtype, const absl::Status& wgmma) {
+  const int64_t per_16_bytes = 16 / DTypeSize(dtype);
+  std::string reason;
+  switch (s.tier) {
+    case MatmulTier::kWgmma:
+      reason = absl::StrCat(DTypeName(dtype),
+                            " on tensor cores (wgmma + TMA, producer and consumer warpgroups, persistent grid, "
+                            "fp32 accumulators)");
+      break;
+    case MatmulTier::kMmaSync:
+      reason = absl::StrCat(DTypeName(dtype), " on tensor cores (mma.sync, fp32 accumulators)");
+      if (!wgmma.ok()) absl::StrAppend(&reason, ", not wgmma: ", wgmma.message());
+      break;
+    case MatmulTier::kFfma:
+      reason = absl::StrCat(DTypeName(dtype), " on CUDA cores (FFMA, exact fp32 rather than tf32)");
+      break;
+  }
+  for (const auto& [operand, label] : {std::pair{&s.a, "A"}, std::pair{&s.b, "B"}}) {
+    if (operand->transposed) {
+      absl::StrAppend(&reason, "; ", label, " is read column-major from \"", absl::CEscape(graph.node(operand->node).name),
+                      "\" (the transpose is its layout, not a kernel)");
+    }
+  }
+  if (s.tier != MatmulTier::kWgmma && !s.vector_copies) {
+    absl::StrAppend(&reason, "; K=", s.k, " or N=", s.n, " is not a multiple of ", per_16_bytes,
+                    ", so tiles are copied element by element");
+  }
+  return reason;
+}
+
+// Describes the tiling `config` gives `s`, for reports.
+std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resident, const DeviceLimits& limits) {
+  const int sms = std::max(limits.sm_count, 1);
+  std::string out = absl::StrCat(c.block_m, "x", c.block_n, " tiles: ", s.tiles, " tiles, ",
+                                 Waves(s.tiles, int64_t{sms} * resident), " waves of ", sms, " SMs");
+  if (resident > 1) absl::StrAppend(&out, " x ", resident, " blocks");
+  return out;
+}
+
+}  // namespace
+
+int64_t WgmmaSharedBytes(const MatmulConfig& c, int staging_element_bytes) {
+  const int64_t stage = int64_t{c.block_m + c.block_n} * c.block_k * 2;
+  const int64_t staging = int64_t{c.block_m} * c.block_n * staging_element_bytes;
+  return c.stages * stage + staging + 2 * c.stages * 8 + 1024;
+}
+
+MatmulOperand DescribeMatmulOperand(const Graph& graph, NodeId matmul, int index, const std::vector<bool>& folded) {
+  const Node& node = graph.node(matmul);
+  MatmulOperand operand;
+  operand.node = node.operands[index];
+  if (folded[operand.node]) {
+    operand.node = graph.node(operand.node).operands[0];
+    operand.transposed = true;
+  }
+  const Dims& shape = graph.node(operand.node).shape;
+  const size_t batch_rank = node.shape.size() - 2;
+  const size_t own_rank = shape.size() - 2;
+  operand.batch_dims.assign(batch_rank - own_rank, 1);
+  operand.batch_dims.insert(operand.batch_dims.end(), shape.begin(), shape.end() - 2);
+  return operand;
+}
+
+absl::Status WgmmaCanRun(const Graph& graph, NodeId matmul, const MatmulOperand& a, const MatmulOperand& b,
+                         const DeviceLimits& limits) {
+  const Node& node = graph.node(matmul);
+  if (!limits.HasWgmma()) {
+    return absl::FailedPreconditionError(absl::StrCat("it needs compute capability 9.0 (sm_90a); the device has ",
+                                                      limits.compute_capability / 10, ".",
+                                                      limits.compute_capability % 10));
+  }
+  if (node.dtype != DType::kBF16 && node.dtype != DType::kF16) {
+    return absl::FailedPreconditionError("its operands are not 16-bit floats");
+  }
+  const int64_t m = node.shape[node.shape.size() - 2], n = node.shape.back();
+  const int64_t k = graph.node(node.operands[0]).shape.back();
+  // TMA reads rows whose starts are 16 bytes apart: the contiguous dim.
+  for (const auto& [label, contiguous] : {std::pair{"A", a.transposed ? m : k}, std::pair{"B", b.transposed ? k : n}}) {
+    if (contiguous % 8 != 0) {
+      return absl::FailedPreconditionError(absl::StrCat("TMA cannot read ", label, ": its rows of ", contiguous,
+                                                        " elements are not a multiple of 16 bytes"));
+    }
+  }
+  // The smallest tile with two stages, staging 4-byte outputs.
+  constexpr MatmulConfig kSmallest{.block_m = 128, .block_n = 64, .block_k = 64, .stages = 2};
+  if (WgmmaSharedBytes(kSmallest, 4) > limits.shared_bytes_per_block) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("no wgmma tile fits in ", limits.shared_bytes_per_block, " bytes of shared memory"));
+  }
+  // TMA coordinates and the kernel's tile indices are 32-bit.
+  constexpr int64_t kMaxCoordinate = std::numeric_limits<int32_t>::max();
+  const int64_t batch = NumElements(absl::MakeConstSpan(node.shape).first(node.shape.size() - 2));
+  if (m * batch > kMaxCoordinate || n > kMaxCoordinate || k > kMaxCoordinate) {
+    return absl::FailedPreconditionError("a dimension exceeds TMA's 32-bit coordinates");
+  }
+  return absl::OkStatus();
+}
+
+MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const std::vector<bool>& folded,
+                              const DeviceLimits& limits) {
+  const NodeId matmul = kernel.nodes.front();
+  const Node& node = graph.node(matmul);
+  MatmulSchedule s;
+  s.a = DescribeMatmulOperand(graph, matmul, 0, folded);
+  s.b = DescribeMatmulOperand(graph, matmul, 1, folded);
+  s.m = node.shape[node.shape.size() - 2];
+  s.n = node.shape.back();
+  s.k = graph.node(node.operands[0]).shape.back();
+  s.batch_dims.assign(node.shape.begin(), node.shape.end() - 2);
+  s.batch = NumElements(s.batch_dims);
+  // B shared by every batch and A stored batch after batch: one taller product.
+  const bool b_shared = std::all_of(s.b.batch_dims.begin(), s.b.batch_dims.end(), [](int64_t d) { return d == 1; });
+  std::string batch_note;
+  if (s.batch > 1 && b_shared && !s.a.transposed) {
+    batch_note = absl::StrCat("; batch ", DimsString(s.batch_dims), " folded into M (B has none): ", s.batch * s.m,
+                              " rows");
+    s.m *= s.batch;
+    s.batch = 1;
+    s.batch_dims.clear();
+    s.a.batch_dims.clear();
+    s.b.batch_dims.clear();
+  }
+  const int64_t per_16_bytes = 16 / DTypeSize(node.dtype);
+  s.vector_copies = s.k % per_16_bytes == 0 && s.n % per_16_bytes == 0;
+
+  const absl::Status wgmma = WgmmaCanRun(graph, matmul, s.a, s.b, limits);
+  const int staging = StagingElementBytes(graph, kernel, s.n);
+  if (node.dtype == DType::kF32) {
+    s.tier = MatmulTier::kFfma;
   } else {
-    // Among the tiles that give every SM a block, the one with the least
-    // estimated time: whole waves of resident blocks, each wave as long as its
-    // blocks' work at the tile's rate. Where no tile fills the SMs, a block's
-    // latency is the time, and the smallest tile has the least.
-    const TileCandidate* best = &kTensorCoreTiles[std::size(kTensorCoreTiles) - 1];
+    s.tier = wgmma.ok() ? MatmulTier::kWgmma : MatmulTier::kMmaSync;
+  }
+  if (s.tier == MatmulTier::kWgmma) s.staging_element_bytes = staging;
+
+  // Among the tiles that give every SM a block, the one with the least
+  // estimated time: whole waves of resident blocks, each wave as long as its
+  // blocks' work at the tile's rate. Where no tile fills the SMs, a block's
+  // latency is the time, and the smallest tile has the least.
+  const int sms = std::max(limits.sm_count, 1);
+  TileCandidate best{.config = {.block_m = kFfmaBlock, .block_n = kFfmaBlock, .block_k = 8, .stages = 2}, .resident = 1,
+                     .relative_rate = 1};
+  std::string choice;
+  if (s.tier != MatmulTier::kFfma) {
+    const absl::Span<const TileCandidate> tiles =
+        s.tier == MatmulTier::kWgmma ? absl::MakeConstSpan(kWgmmaTiles) : absl::MakeConstSpan(kMmaSyncTiles);
     double best_time = -1;
-    for (const TileCandidate& c : kTensorCoreTiles) {
-      const int64_t tiles = s.batch * CeilDiv(s.m, c.tile.block_m) * CeilDiv(s.n, c.tile.block_n);
-      if (tiles < sms) continue;
-      const int64_t waves = CeilDiv(tiles, int64_t{sms} * c.resident);
-      const double time =
-          static_cast<double>(waves * c.resident * c.tile.block_m * c.tile.block_n) / c.relative_rate;
+    for (TileCandidate c : tiles) {
+      if (s.tier == MatmulTier::kWgmma) {
+        c.config = WithMostStages(c.config, s.staging_element_bytes, limits);
+        if (WgmmaSharedBytes(c.config, s.staging_element_bytes) > limits.shared_bytes_per_block) continue;
+      }
+      const int64_t count = TileCount(s, c.config);
+      const int64_t waves = CeilDiv(count, int64_t{sms} * c.resident);
+      const double time = static_cast<double>(waves * c.resident * c.config.block_m * c.config.block_n) / c.relative_rate;
       if (best_time < 0 || time < best_time) {
-        best = &c;
+        best = c;
         best_time = time;
       }
     }
-    MatmulTile tile = best->tile;
+    choice = TileCount(s, best.config) < sms ? ", too few to fill the SMs with any tile, so the one of least latency"
+                                             : ", the least estimated time of the tiles that fill the SMs";
     // A device with less shared memory per block than an H200 gets fewer stages.
-    while (tile.stages > 2 && TensorCoreSharedBytes(tile) > limits.shared_bytes_per_block) --tile.stages;
-    ApplyTile(tile, s);
-    s.reason = absl::StrCat(DTypeName(node.dtype), " on tensor cores (mma.sync, fp32 accumulators); ", s.block_m,
-                            "x", s.block_n, " tiles: ", s.tiles, " tiles, ",
-                            Waves(s.tiles, int64_t{sms} * best->resident), " waves of ", sms, " SMs x ",
-                            best->resident, " block", best->resident == 1 ? "" : "s",
-                            best_time < 0 ? ", too few to fill the SMs with any tile, so the smallest tile"
-                                          : ", the least estimated time of the tiles that fill the SMs");
+    while (s.tier == MatmulTier::kMmaSync && best.config.stages > 2 &&
+           MmaSyncSharedBytes(best.config) > limits.shared_bytes_per_block) {
+      --best.config.stages;
+    }
   }
-  if (!s.vector_copies) {
-    absl::StrAppend(&s.reason, "; K=", s.k, " or N=", s.n, " is not a multiple of ", elements_per_16_bytes,
-                    ", so tiles are copied element by element");
+  s.tier_reason = absl::StrCat(TierReason(graph, s, node.dtype, wgmma), batch_note);
+  // The heuristic's tiles are valid by construction, except on a device with
+  // less shared memory than two mma.sync stages need: the error says so.
+  if (absl::Status applied = ApplyMatmulConfig(best.config, "heuristic", limits, s); !applied.ok()) {
+    s.reason = absl::StrCat(s.tier_reason, "; ", applied.message());
+  } else if (s.tier != MatmulTier::kFfma) {
+    s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, best.resident, limits), choice);
   }
   return s;
+}
+
+absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view source, const DeviceLimits& limits,
+                               MatmulSchedule& s) {
+  const std::string name = absl::StrCat("matmul tile ", config.block_m, "x", config.block_n, "x", config.block_k,
+                                        " with ", config.stages, " stages");
+  int resident = 1;
+  switch (s.tier) {
+    case MatmulTier::kFfma:
+      // One fixed tile: 256 threads, 8x8 outputs each.
+      s.config = {.block_m = kFfmaBlock, .block_n = kFfmaBlock, .block_k = 8, .stages = 2, .group_m = config.group_m};
+      s.threads = 256;
+      s.shared_bytes = int64_t{s.config.stages} * s.config.block_k * (s.config.block_m + s.config.block_n) * 4;
+      s.tiles = TileCount(s, s.config);
+      s.grid = s.tiles;
+      s.config_source = "heuristic";
+      s.reason = absl::StrCat(s.tier_reason, "; 128x128 tiles: ", s.tiles, " tiles, ",
+                              Waves(s.tiles, std::max(limits.sm_count, 1)), " waves of ", limits.sm_count, " SMs");
+      if (source != "heuristic") absl::StrAppend(&s.reason, " (", source, " applies to f16/bf16 only)");
+      return absl::OkStatus();
+    case MatmulTier::kMmaSync: {
+      if (absl::Status st = ValidateMmaSync(config, limits, name); !st.ok()) return st;
+      const bool smallest = config.block_m == 64 && config.block_n == 64;
+      s.warps_m = smallest ? 2 : config.block_m / 64;
+      s.warps_n = smallest ? 2 : config.block_n / 64;
+      s.threads = s.warps_m * s.warps_n * 32;
+      s.shared_bytes = MmaSyncSharedBytes(config);
+      s.config = config;
+      s.tiles = TileCount(s, config);
+      s.grid = s.tiles;
+      resident = MmaSyncResident(config);
+      break;
+    }
+    case MatmulTier::kWgmma: {
+      if (absl::Status st = ValidateWgmma(config, s.staging_element_bytes, limits, name); !st.ok()) return st;
+      s.threads = 384;
+      s.warps_m = s.warps_n = 0;
+      s.shared_bytes = WgmmaSharedBytes(config, s.staging_element_bytes);
+      s.config = config;
+      s.tiles = TileCount(s, config);
+      s.grid = std::min<int64_t>(s.tiles, std::max(limits.sm_count, 1));
+      break;
+    }
+  }
+  s.config_source = std::string(source);
+  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits));
+  if (source != "heuristic") absl::StrAppend(&s.reason, " (", source, ")");
+  return absl::OkStatus();
+}
+
+absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view source, const DeviceLimits& limits,
+                                   Plan& plan) {
+  for (Kernel& kernel : plan.kernels) {
+    if (kernel.kind != KernelKind::kMatmul) continue;
+    if (absl::Status s = ApplyMatmulConfig(config, source, limits, kernel.matmul); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(source, "=", config.ToString(), " cannot run kernel ", kernel.name,
+                                                     " (", MatmulTierName(kernel.matmul.tier), "): ", s.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace kiln

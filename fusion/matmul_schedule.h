@@ -1,25 +1,57 @@
-// Chooses how a matmul kernel tiles its product: tensor cores or CUDA cores
-// by dtype, the tile shape by how evenly its tiles fill the device's SMs
-// (or the tile DeviceLimits::matmul_tile imposes).
+// Chooses how a matmul kernel runs: the main-loop tier (wgmma on sm_90a for
+// f16/bf16 operands TMA can read, mma.sync for other f16/bf16, exact FFMA for
+// f32), how it reads each operand (layout, batch broadcasting), and a tile
+// config chosen by how evenly the tiles fill the device's SMs. A tuner or the
+// user may replace the config afterwards with ApplyMatmulConfig.
 //
-//   MatmulSchedule s = ScheduleMatmul(graph, matmul_node, limits);
-//   s.block_m, s.block_n   // e.g. 128 x 256 for bf16 8192^3
-//   s.reason               // "bf16 on tensor cores ...; 128x256 tiles: 2048 tiles ..."
+//   MatmulSchedule s = ScheduleMatmul(graph, kernel, folded, limits);
+//   s.tier                       // MatmulTier::kWgmma for bf16 8192^3 on an H200
+//   s.config.ToString()          // "128x256x64:3:8"
+//   s.reason                     // "bf16 on tensor cores (wgmma + TMA, ...); 128x256 tiles: ..."
+//   absl::Status ok = ApplyMatmulConfig(other, "tuned", limits, s);
 #ifndef KILN_FUSION_MATMUL_SCHEDULE_H_
 #define KILN_FUSION_MATMUL_SCHEDULE_H_
 
+#include <vector>
+
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
 #include "graph/graph.h"
 
 namespace kiln {
 
-MatmulSchedule ScheduleMatmul(const Graph& graph, NodeId matmul, const DeviceLimits& limits);
+// How `matmul` reads operand `index` (0: A, 1: B): through a transpose that
+// `folded` marks (indexed by node), the transpose's source in swapped layout.
+MatmulOperand DescribeMatmulOperand(const Graph& graph, NodeId matmul, int index, const std::vector<bool>& folded);
 
-// OK when the tensor-core code generator implements `tile` and its stages fit
-// in `limits.shared_bytes_per_block`; otherwise InvalidArgumentError saying why.
-absl::Status ValidateMatmulTile(const MatmulTile& tile, const DeviceLimits& limits);
+// OK when the wgmma tier can run `matmul` reading its operands as `a` and `b`
+// on `limits`' device; otherwise FailedPrecondition saying why not.
+absl::Status WgmmaCanRun(const Graph& graph, NodeId matmul, const MatmulOperand& a, const MatmulOperand& b,
+                         const DeviceLimits& limits);
+
+// The schedule of a matmul kernel whose nodes and outputs the planner has
+// set (kernel.nodes.front() is the matmul), with the heuristic config.
+MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const std::vector<bool>& folded,
+                              const DeviceLimits& limits);
+
+// Replaces `s`'s config with `config`, recomputing what follows from it, and
+// records `source` ("tuned", "--matmul-tile", ...). InvalidArgument, with `s`
+// unchanged, when `s`'s tier cannot run it or it does not fit `limits`.
+absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view source, const DeviceLimits& limits,
+                               MatmulSchedule& s);
+
+// ApplyMatmulConfig on every matmul kernel of `plan` whose tier takes a
+// config; InvalidArgument naming the first kernel it does not fit.
+absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view source, const DeviceLimits& limits,
+                                   Plan& plan);
+
+// Shared memory a wgmma-tier block needs for `config` with outputs staged at
+// `staging_element_bytes` per element: the stages, one staging tile per
+// consumer warpgroup, the barriers, and 1024 bytes to align the base.
+int64_t WgmmaSharedBytes(const MatmulConfig& config, int staging_element_bytes);
 
 }  // namespace kiln
 

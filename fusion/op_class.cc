@@ -21,6 +21,7 @@ OpClass ClassifyNode(const Graph& graph, NodeId id) {
     case OpFamily::kReshape: return OpClass::kView;
     case OpFamily::kMatmul: return OpClass::kMatmul;
     case OpFamily::kTranspose: return OpClass::kTranspose;
+    case OpFamily::kSlice: return OpClass::kSlice;
     case OpFamily::kReduce: {
       const int64_t rank = static_cast<int64_t>(graph.node(node.operands[0]).shape.size());
       return AreTrailing(node.axes, rank) ? OpClass::kRowReduction : OpClass::kReduction;

@@ -21,6 +21,7 @@ enum class OpClass {
   kReduction,     // reduces any other set of axes
   kMatmul,
   kTranspose,
+  kSlice,         // a strided window copied out of its operand
 };
 
 OpClass ClassifyNode(const Graph& graph, NodeId id);

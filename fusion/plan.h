@@ -12,10 +12,12 @@
 #define KILN_FUSION_PLAN_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "graph/graph.h"
 
 namespace kiln {
@@ -26,6 +28,7 @@ enum class KernelKind {
   kReduction,      // a reduction over other axes, on its own
   kMatmul,         // a matmul with its elementwise epilogue
   kTranspose,      // a layout change, on its own
+  kSlice,          // a strided window of a tensor, on its own
 };
 
 enum class RowStrategy {
@@ -63,24 +66,60 @@ struct RowSchedule {
   std::string reason;              // why this strategy, for reports
 };
 
+// The main loop a matmul kernel runs.
+enum class MatmulTier {
+  kWgmma,    // sm_90a: TMA loads, wgmma, producer and consumer warpgroups, a persistent grid
+  kMmaSync,  // tensor cores through mma.sync and cp.async (any sm_80+ GPU)
+  kFfma,     // CUDA cores: exact fp32 products and sums
+};
+
+absl::string_view MatmulTierName(MatmulTier tier);
+
+// One operand of a matmul as its kernel reads it from memory.
+struct MatmulOperand {
+  NodeId node = -1;         // the tensor read: the operand itself, or the source of a folded transpose
+  bool transposed = false;  // stored with the last two dims swapped: A as [K, M], B as [N, K]
+  Dims batch_dims;          // its batch dims, right-aligned to the kernel's (1 where it broadcasts)
+};
+
+// The choices a tuner may make for a matmul kernel. block_k is the K step
+// (64 on the wgmma tier, one 128-byte swizzle row); group_m is the number of
+// tile rows that run side by side so their B columns are shared in L2.
+struct MatmulConfig {
+  int block_m = 128, block_n = 128, block_k = 32, stages = 4, group_m = 16;
+  bool operator==(const MatmulConfig&) const = default;
+  std::string ToString() const;  // "128x256x64:3:8", the --matmul-tile syntax
+};
+
+// "MxNxK:STAGES[:GROUP]" as a config (GROUP defaults to 16); nullopt for
+// anything else. Whether a tier can run it is ApplyMatmulConfig's question.
+std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text);
+
 // How a matmul kernel tiles its product; computed by the planner so reports
 // and code generation agree.
 struct MatmulSchedule {
+  MatmulTier tier = MatmulTier::kFfma;
+  // The product as the kernel iterates it: `batch` products of [m,k]x[k,n]
+  // over the output's batch dims. A batch that only A has and B broadcasts is
+  // folded into m (one taller product), leaving batch_dims empty.
   int64_t batch = 1, m = 0, n = 0, k = 0;
-  // mma.sync tensor cores with fp32 accumulators for f16/bf16; f32 runs on the
-  // CUDA cores (FFMA) so its products and sums stay exact fp32, not tf32.
-  bool tensor_cores = false;
-  int block_m = 0, block_n = 0, block_k = 0;  // the tile one block computes, and its K step
-  int warps_m = 0, warps_n = 0;               // tensor cores: the warp grid over the tile
-  int threads = 0;                            // per block
-  int stages = 0;                             // shared-memory stages in flight
-  int group_m = 16;                           // tile rows per L2-friendly launch group
-  // Rows of A and B start on 16-byte boundaries, so tiles are copied as
-  // 16-byte vectors (cp.async on the tensor-core path); otherwise element by element.
+  Dims batch_dims;
+  MatmulOperand a, b;
+  MatmulConfig config;
+  std::string config_source = "heuristic";  // or "--matmul-tile", "tuned", "tuning cache"
+  int warps_m = 0, warps_n = 0;  // mma.sync: the warp grid over the tile
+  int threads = 0;               // per block
+  // mma.sync and FFMA: rows of A and B start on 16-byte boundaries, so tiles
+  // are copied as 16-byte vectors; otherwise element by element.
   bool vector_copies = false;
-  int64_t tiles = 0;                          // blocks launched
-  int64_t shared_bytes = 0;                   // dynamic shared memory per block
-  std::string reason;                         // why this tile, for reports
+  // wgmma: bytes per element of the widest output staged for a TMA store (0
+  // when every output is stored from registers).
+  int staging_element_bytes = 0;
+  int64_t tiles = 0;         // output tiles
+  int64_t grid = 0;          // blocks launched: one per tile, or one per SM when persistent
+  int64_t shared_bytes = 0;  // dynamic shared memory per block
+  std::string tier_reason;   // why this tier and operand reading
+  std::string reason;        // tier_reason and why this tile, for reports
 };
 
 struct Traffic {
@@ -111,10 +150,19 @@ struct Boundary {
   std::string reason;
 };
 
+// A transpose folded into the matmul kernel that reads it.
+struct LayoutFold {
+  NodeId transpose = -1;
+  NodeId matmul = -1;
+  int operand = 0;  // 0: A, 1: B
+};
+
 struct Plan {
   bool fused = true;
   std::vector<Kernel> kernels;
   std::vector<Boundary> boundaries;
+  // Transposes a matmul reads as an operand layout: no kernel, no bytes.
+  std::vector<LayoutFold> layout_folds;
   // For each node: the kernel computing it, or -1 for inputs, constants and views.
   std::vector<int> kernel_of;
   Traffic total;

@@ -1,11 +1,16 @@
 #include "fusion/planner.h"
 
 #include <algorithm>
+#include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "fusion/dead_nodes.h"
 #include "fusion/grouping.h"
 #include "fusion/matmul_schedule.h"
 #include "fusion/op_class.h"
+#include "fusion/operand_layout.h"
 #include "fusion/row_schedule.h"
 #include "fusion/traffic.h"
 #include "graph/verifier.h"
@@ -19,6 +24,7 @@ absl::string_view KernelKindName(KernelKind kind) {
     case KernelKind::kReduction: return "reduction";
     case KernelKind::kMatmul: return "matmul";
     case KernelKind::kTranspose: return "transpose";
+    case KernelKind::kSlice: return "slice";
   }
   return "?";
 }
@@ -35,6 +41,32 @@ absl::string_view RowStrategyName(RowStrategy strategy) {
   return "?";
 }
 
+absl::string_view MatmulTierName(MatmulTier tier) {
+  switch (tier) {
+    case MatmulTier::kWgmma: return "wgmma";
+    case MatmulTier::kMmaSync: return "mma.sync";
+    case MatmulTier::kFfma: return "FFMA";
+  }
+  return "?";
+}
+
+std::string MatmulConfig::ToString() const {
+  return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m);
+}
+
+std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
+  const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
+  const std::vector<absl::string_view> sides =
+      parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
+  MatmulConfig c;
+  const bool ok = (parts.size() == 2 || parts.size() == 3) && sides.size() == 3 &&
+                  absl::SimpleAtoi(sides[0], &c.block_m) && absl::SimpleAtoi(sides[1], &c.block_n) &&
+                  absl::SimpleAtoi(sides[2], &c.block_k) && absl::SimpleAtoi(parts[1], &c.stages) &&
+                  (parts.size() == 2 || absl::SimpleAtoi(parts[2], &c.group_m));
+  if (!ok) return std::nullopt;
+  return c;
+}
+
 std::string Kernel::Strategy() const {
   switch (kind) {
     case KernelKind::kPointwise: return "vectorized tiles";
@@ -46,10 +78,15 @@ std::string Kernel::Strategy() const {
       return s;
     }
     case KernelKind::kReduction: return "strided (a thread per output)";
-    case KernelKind::kMatmul:
-      return absl::StrCat(matmul.tensor_cores ? "tensor cores" : "CUDA cores", ", ", matmul.block_m, "x",
-                          matmul.block_n, "x", matmul.block_k, " tiles, ", matmul.stages, " stages");
-    case KernelKind::kTranspose: return "index-mapped copy";
+    case KernelKind::kMatmul: {
+      const MatmulConfig& c = matmul.config;
+      std::string s = absl::StrCat(MatmulTierName(matmul.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
+                                   " tiles, ", c.stages, " stages");
+      if (matmul.config_source != "heuristic") absl::StrAppend(&s, ", ", matmul.config_source);
+      return s;
+    }
+    case KernelKind::kTranspose:
+    case KernelKind::kSlice: return "index-mapped copy";
   }
   return "?";
 }
@@ -64,9 +101,12 @@ std::string Kernel::Reason() const {
 
 namespace {
 
-absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, bool fuse) {
-  if (absl::Status s = VerifyGraph(graph); !s.ok()) return s;
-  Grouping grouping = GroupNodes(graph, fuse);
+absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, bool fuse) {
+  if (absl::Status s = VerifyGraph(user_graph); !s.ok()) return s;
+  const std::optional<Graph> live = WithoutDeadNodes(user_graph);
+  const Graph& graph = live.has_value() ? *live : user_graph;
+  const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits) : std::vector<bool>(graph.size(), false);
+  Grouping grouping = GroupNodes(graph, fuse, folded);
   Plan plan;
   plan.fused = fuse;
   plan.kernel_of = grouping.group_of;
@@ -75,6 +115,15 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
   std::vector<bool> is_output(graph.size(), false);
   for (NodeId id : graph.outputs()) is_output[id] = true;
   const std::vector<std::vector<NodeId>> users = graph.Users();
+  for (NodeId t = 0; t < graph.size(); ++t) {
+    if (!folded[t]) continue;
+    for (NodeId u : users[t]) {
+      const std::vector<NodeId>& operands = graph.node(u).operands;
+      for (int i = 0; i < 2; ++i) {
+        if (operands[i] == t) plan.layout_folds.push_back({.transpose = t, .matmul = u, .operand = i});
+      }
+    }
+  }
 
   for (size_t k = 0; k < grouping.groups.size(); ++k) {
     const Group& group = grouping.groups[k];
@@ -83,8 +132,10 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
     kernel.nodes = group.nodes;
     const int gid = static_cast<int>(k);
     for (NodeId n : group.nodes) {
-      for (NodeId p : graph.node(n).operands) {
-        if (plan.kernel_of[p] == gid || graph.node(p).op == OpKind::kConstant) continue;
+      for (NodeId operand : graph.node(n).operands) {
+        // A folded transpose is read as its source's memory.
+        const NodeId p = folded[operand] ? graph.node(operand).operands[0] : operand;
+        if (plan.kernel_of[p] == gid || IsScalarConstant(graph.node(p))) continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), p) == kernel.inputs.end()) {
           kernel.inputs.push_back(p);
         }
@@ -103,12 +154,12 @@ absl::StatusOr<Plan> BuildPlan(const Graph& graph, const DeviceLimits& limits, b
     }
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
-      kernel.matmul = ScheduleMatmul(graph, kernel.nodes.front(), limits);
+      kernel.matmul = ScheduleMatmul(graph, kernel, folded, limits);
     }
-    kernel.traffic = KernelTraffic(graph, kernel);
-    plan.total.bytes_read += kernel.traffic.bytes_read;
-    plan.total.bytes_written += kernel.traffic.bytes_written;
-    plan.total.flops += kernel.traffic.flops;
+    absl::StatusOr<Traffic> traffic = KernelTraffic(graph, kernel);
+    if (!traffic.ok()) return traffic.status();
+    kernel.traffic = *traffic;
+    if (absl::Status s = AddToPlanTotal(graph, kernel, fuse, plan.total); !s.ok()) return s;
     plan.kernels.push_back(std::move(kernel));
   }
   return plan;

@@ -4,6 +4,7 @@
 //   absl::StatusOr<Plan> fused = PlanFusion(graph, DeviceLimits{});
 //   absl::StatusOr<Plan> baseline = PlanUnfused(graph, DeviceLimits{});
 //
+// Nodes that no output depends on are dropped first (fusion/dead_nodes.h).
 // Greedy, in topological order: each compute node joins the kernel of one of
 // its producers (or of a sibling that reads the same tensor) when the kinds
 // are compatible and joining cannot create a cycle between kernels; otherwise

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <map>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "fusion/op_class.h"
+#include "graph/checked_math.h"
 #include "graph/int_math.h"
 
 namespace kiln {
@@ -42,7 +44,7 @@ class RowScheduler {
   NodeId OnlineSoftmaxPartner(NodeId sum) const;
   void AssignStages(bool merge_online);
   std::vector<NodeId> FullInputsReachedFrom(const std::vector<NodeId>& roots) const;
-  void ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_bytes) const;
+  void ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_inputs) const;
 
   const Graph& graph_;
   const Group& group_;
@@ -108,7 +110,7 @@ std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId
       if (!seen.insert(p).second) continue;
       if (InGroup(p)) {
         if (!IsReduction(graph_.node(p))) stack.push_back(p);
-      } else if (IsFull(p) && graph_.node(p).op != OpKind::kConstant) {
+      } else if (IsFull(p) && !IsScalarConstant(graph_.node(p))) {
         found.push_back(p);
       }
     }
@@ -120,9 +122,11 @@ std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId
   return ordered;
 }
 
-void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_bytes) const {
+void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_inputs) const {
   const int64_t length = s.row_length;
   const int64_t row_bytes = length * 4;
+  // Saturated: a row too long to count in bytes exceeds every on-chip budget.
+  const int64_t held_bytes = CheckedMul(held_inputs, row_bytes).value_or(std::numeric_limits<int64_t>::max());
   const int64_t block_budget = limits_.BlockRowBudgetBytes();
   // A row per block already fills the GPU once there are as many rows as SMs:
   // on the H200 a block per row summed [256, 1M] in 235 us against 271 us for
@@ -149,7 +153,7 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
     }
     return;
   }
-  const std::string held = held_bytes == row_bytes ? row : absl::StrCat(row, " x ", held_bytes / row_bytes, " inputs");
+  const std::string held = held_inputs == 1 ? row : absl::StrCat(row, " x ", held_inputs, " inputs");
   const int64_t held_values = held_bytes / 4;
   if (held_values <= kWarpRowLimit) {
     s.strategy = RowStrategy::kWarpPersistent;
@@ -210,7 +214,7 @@ RowSchedule RowScheduler::Run() {
   for (NodeId input : inputs_) {
     if (IsFull(input)) ++held;
   }
-  ChooseStrategy(s, needs_hold, std::max<int64_t>(held, 1) * s.row_length * 4);
+  ChooseStrategy(s, needs_hold, std::max<int64_t>(held, 1));
 
   const bool looped = s.strategy == RowStrategy::kLooped || s.strategy == RowStrategy::kClusterLooped;
   if (looped) {

@@ -1,25 +1,61 @@
 #include "fusion/traffic.h"
 
 #include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "graph/checked_math.h"
 
 namespace kiln {
+namespace {
 
-int64_t TensorBytes(const Node& node) { return NumElements(node.shape) * DTypeSize(node.dtype); }
+// `total += count * bytes`, false when the result would pass kMaxPlanBytes.
+bool AddBytes(int64_t& total, int64_t count, int64_t bytes) {
+  const std::optional<int64_t> product = CheckedMul(count, bytes);
+  if (!product.has_value()) return false;
+  const std::optional<int64_t> sum = CheckedAdd(total, *product);
+  if (!sum.has_value() || *sum > kMaxPlanBytes) return false;
+  total = *sum;
+  return true;
+}
 
-int64_t InputBytes(const Graph& graph, const Kernel& kernel, NodeId input) {
+std::string KernelLabel(const Graph& graph, const Kernel& kernel) {
+  return absl::StrCat("kernel ", kernel.name, " (first ", NodeLabel(graph.node(kernel.nodes.front())), ")");
+}
+
+absl::Status KernelTooLarge(const Graph& graph, const Kernel& kernel) {
+  return absl::InvalidArgumentError(absl::StrCat(KernelLabel(graph, kernel), " moves more than 2^62 bytes"));
+}
+
+int64_t InputPasses(const Kernel& kernel, NodeId input) {
   // A looped row kernel reads a full-shape input once per pass that uses it;
   // every other input is read once.
   int64_t passes = 0;
   for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
     passes += std::count(pass.begin(), pass.end(), input);
   }
-  return std::max<int64_t>(passes, 1) * TensorBytes(graph.node(input));
+  return std::max<int64_t>(passes, 1);
 }
 
-Traffic KernelTraffic(const Graph& graph, const Kernel& kernel) {
+}  // namespace
+
+int64_t TensorBytes(const Node& node) { return NumElements(node.shape) * DTypeSize(node.dtype); }
+
+int64_t InputBytes(const Graph& graph, const Kernel& kernel, NodeId input) {
+  return InputPasses(kernel, input) * TensorBytes(graph.node(input));
+}
+
+absl::StatusOr<Traffic> KernelTraffic(const Graph& graph, const Kernel& kernel) {
   Traffic t;
-  for (NodeId input : kernel.inputs) t.bytes_read += InputBytes(graph, kernel, input);
-  for (NodeId output : kernel.outputs) t.bytes_written += TensorBytes(graph.node(output));
+  for (NodeId input : kernel.inputs) {
+    if (!AddBytes(t.bytes_read, InputPasses(kernel, input), TensorBytes(graph.node(input)))) {
+      return KernelTooLarge(graph, kernel);
+    }
+  }
+  for (NodeId output : kernel.outputs) {
+    if (!AddBytes(t.bytes_written, 1, TensorBytes(graph.node(output)))) return KernelTooLarge(graph, kernel);
+  }
+  if (t.bytes_read > kMaxPlanBytes - t.bytes_written) return KernelTooLarge(graph, kernel);
   for (NodeId id : kernel.nodes) {
     const Node& node = graph.node(id);
     if (node.op == OpKind::kMatmul) {
@@ -34,6 +70,20 @@ Traffic KernelTraffic(const Graph& graph, const Kernel& kernel) {
     }
   }
   return t;
+}
+
+absl::Status AddToPlanTotal(const Graph& graph, const Kernel& kernel, bool fused, Traffic& total) {
+  Traffic sum = total;
+  if (!AddBytes(sum.bytes_read, 1, kernel.traffic.bytes_read) ||
+      !AddBytes(sum.bytes_written, 1, kernel.traffic.bytes_written) ||
+      sum.bytes_read > kMaxPlanBytes - sum.bytes_written) {
+    return absl::InvalidArgumentError(absl::StrCat("the ", fused ? "fused" : "unfused",
+                                                   " plan moves more than 2^62 bytes: the total passes the limit at ",
+                                                   KernelLabel(graph, kernel)));
+  }
+  sum.flops += kernel.traffic.flops;
+  total = sum;
+  return absl::OkStatus();
 }
 
 double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits) {

@@ -33,6 +33,18 @@ absl::Status ValidateNodeName(absl::string_view name) {
   return absl::OkStatus();
 }
 
+NodeSpec SpecOf(const Node& node) {
+  NodeSpec spec{.name = node.name, .op = node.op, .operands = node.operands, .dtype = node.dtype,
+                .value = node.value, .data = node.data, .axes = node.axes, .keepdims = node.keepdims,
+                .perm = node.perm, .starts = node.starts, .steps = node.steps};
+  const OpFamily family = OpFamilyOf(node.op);
+  if (family == OpFamily::kInput || family == OpFamily::kReshape || family == OpFamily::kSlice ||
+      IsTensorConstant(node)) {
+    spec.shape = node.shape;
+  }
+  return spec;
+}
+
 absl::StatusOr<NodeId> Graph::AddNode(NodeSpec spec) {
   if (static_cast<int64_t>(nodes_.size()) >= kMaxNodes) {
     return absl::InvalidArgumentError(

@@ -15,6 +15,7 @@
 #define KILN_GRAPH_GRAPH_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ using NodeId = int32_t;
 // The most nodes one graph may hold; a file claiming more is refused early.
 inline constexpr int64_t kMaxNodes = 1 << 22;
 
+// A tensor constant's elements as EncodeTensor writes them
+// (graph/tensor_bytes.h), shared by every copy of a graph so that weights are
+// stored once.
+using ConstantData = std::shared_ptr<const std::string>;
+
 // What a caller supplies for a new node. Fields an op does not use must stay
 // at their defaults.
 struct NodeSpec {
@@ -39,11 +45,16 @@ struct NodeSpec {
   OpKind op = OpKind::kInput;
   std::vector<NodeId> operands;
   DType dtype = DType::kF32;   // input, constant, cast: the result dtype
-  Dims shape;                  // input: its shape; reshape: the target shape
-  double value = 0.0;          // constant: its value
+  Dims shape;                  // input, tensor constant: its shape; reshape, slice: the result shape
+  double value = 0.0;          // scalar constant: its value
+  ConstantData data;           // tensor constant: its elements
   std::vector<int64_t> axes;   // reduce: axes, negative counts from the end
   bool keepdims = false;       // reduce: keep reduced axes as size 1
   std::vector<int64_t> perm;   // transpose: output dim i is operand dim perm[i]
+  // slice: result index i of dim d reads operand index starts[d] + i * steps[d];
+  // a step of 0 repeats one index (a broadcast).
+  std::vector<int64_t> starts;
+  std::vector<int64_t> steps;
 };
 
 struct Node {
@@ -52,11 +63,19 @@ struct Node {
   std::vector<NodeId> operands;
   DType dtype;
   Dims shape;
-  double value = 0.0;          // constant, rounded to its dtype (f32 for floats)
+  double value = 0.0;          // scalar constant, rounded to its dtype (f32 for floats)
+  ConstantData data;           // tensor constant only
   std::vector<int64_t> axes;   // reduce: sorted, unique, non-negative
   bool keepdims = false;
   std::vector<int64_t> perm;
+  std::vector<int64_t> starts;
+  std::vector<int64_t> steps;
 };
+
+// A scalar constant is an immediate in generated code and costs no memory; a
+// tensor constant (a weight, a bias, a mask) is read from memory like an input.
+inline bool IsTensorConstant(const Node& node) { return node.op == OpKind::kConstant && node.data != nullptr; }
+inline bool IsScalarConstant(const Node& node) { return node.op == OpKind::kConstant && node.data == nullptr; }
 
 class Graph {
  public:
@@ -82,6 +101,10 @@ class Graph {
   std::vector<NodeId> outputs_;
   absl::flat_hash_map<std::string, NodeId> by_name_;
 };
+
+// The spec that reproduces `node` when added to a graph holding its operands:
+// what the verifier re-infers, and what copies of a graph are built from.
+NodeSpec SpecOf(const Node& node);
 
 // `node "t4" (add)`: how every user-facing message names a node. The name is
 // escaped so that quotes or control characters cannot garble the message.

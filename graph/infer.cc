@@ -29,6 +29,7 @@ class Inference {
 
   absl::Status InferInput(Node& node) const;
   absl::Status InferConstant(Node& node) const;
+  absl::Status InferTensorConstant(Node& node) const;
   absl::Status InferUnary(Node& node) const;
   absl::Status InferBinary(Node& node) const;
   absl::Status InferCompare(Node& node) const;
@@ -38,6 +39,7 @@ class Inference {
   absl::Status InferMatmul(Node& node) const;
   absl::Status InferReshape(Node& node) const;
   absl::Status InferTranspose(Node& node) const;
+  absl::Status InferSlice(Node& node) const;
 
   NodeSpec spec_;
   absl::Span<const Node* const> operands_;
@@ -91,8 +93,12 @@ absl::Status Inference::InferInput(Node& node) const {
 }
 
 absl::Status Inference::InferConstant(Node& node) const {
-  if (!spec_.shape.empty()) return Error("a constant is a scalar; its shape must be []");
   node.dtype = spec_.dtype;
+  if (spec_.data != nullptr) return InferTensorConstant(node);
+  if (!spec_.shape.empty()) {
+    return Error(absl::StrCat("a scalar constant has shape []; a constant of shape ", DimsString(spec_.shape),
+                              " needs its data"));
+  }
   if (!IsFloat(node.dtype) && std::trunc(spec_.value) != spec_.value) {
     return Error(absl::StrCat("value ", spec_.value, " is not a valid ", DTypeName(node.dtype)));
   }
@@ -100,6 +106,27 @@ absl::Status Inference::InferConstant(Node& node) const {
   // bf16 graph's 0.044715 keeps its f32 precision, as in PyTorch.
   node.value = IsFloat(node.dtype) ? RoundToDType(spec_.value, DType::kF32)
                                    : RoundToDType(spec_.value, node.dtype);
+  return absl::OkStatus();
+}
+
+absl::Status Inference::InferTensorConstant(Node& node) const {
+  if (spec_.value != 0.0 || std::signbit(spec_.value)) {
+    return Error("a tensor constant holds its data, not a value");
+  }
+  if (absl::Status s = CheckShape(spec_.shape); !s.ok()) return s;
+  const int64_t bytes = NumElements(spec_.shape) * DTypeSize(node.dtype);
+  if (static_cast<int64_t>(spec_.data->size()) != bytes) {
+    return Error(absl::StrCat("data holds ", spec_.data->size(), " bytes; ", DTypeName(node.dtype),
+                              DimsString(spec_.shape), " needs ", bytes));
+  }
+  if (node.dtype == DType::kBool) {
+    for (size_t i = 0; i < spec_.data->size(); ++i) {
+      const unsigned char byte = static_cast<unsigned char>((*spec_.data)[i]);
+      if (byte > 1) return Error(absl::StrCat("bool element ", i, " is stored as ", byte, "; it must be 0 or 1"));
+    }
+  }
+  node.shape = spec_.shape;
+  node.data = spec_.data;
   return absl::OkStatus();
 }
 
@@ -158,8 +185,9 @@ absl::Status Inference::InferCast(Node& node) const {
 }
 
 absl::Status Inference::InferReduce(Node& node) const {
-  const bool int_ok = spec_.op != OpKind::kReduceMean;
-  if (absl::Status s = CheckOperandDType(0, int_ok, false); !s.ok()) return s;
+  // Reductions accumulate in f32 on the GPU, which would round an i32 sum;
+  // integer reductions are refused rather than computed inexactly.
+  if (absl::Status s = CheckOperandDType(0, false, false); !s.ok()) return s;
   const Dims& in = operand(0).shape;
   const int64_t rank = static_cast<int64_t>(in.size());
   if (spec_.axes.empty()) return Error("no reduction axes given");
@@ -196,6 +224,8 @@ absl::Status Inference::InferReduce(Node& node) const {
   return absl::OkStatus();
 }
 
+// [..., M, K] x [..., K, N] -> [..., M, N]: ranks 2 to kMaxMatmulRank, the
+// batch dims (all but the last two) broadcast like NumPy's matmul.
 absl::Status Inference::InferMatmul(Node& node) const {
   for (int i = 0; i < 2; ++i) {
     if (absl::Status s = CheckOperandDType(i, false, false); !s.ok()) return s;
@@ -203,21 +233,24 @@ absl::Status Inference::InferMatmul(Node& node) const {
   if (absl::Status s = SameDTypes(0, 1); !s.ok()) return s;
   const Dims& a = operand(0).shape;
   const Dims& b = operand(1).shape;
-  if (a.size() != b.size() || (a.size() != 2 && a.size() != 3)) {
-    return Error(absl::StrCat("operands ", DimsString(a), " and ", DimsString(b),
-                              " must both be rank 2, or both rank 3 (batched)"));
+  auto in_range = [](const Dims& d) { return d.size() >= 2 && d.size() <= kMaxMatmulRank; };
+  if (!in_range(a) || !in_range(b)) {
+    return Error(absl::StrCat("operands ", DimsString(a), " and ", DimsString(b), " must have rank 2 to ",
+                              kMaxMatmulRank, " ([..., M, K] x [..., K, N])"));
   }
-  const size_t r = a.size();
-  if (r == 3 && a[0] != b[0]) {
-    return Error(absl::StrCat("batch dims differ: ", DimsString(a), " x ", DimsString(b)));
-  }
-  if (a[r - 1] != b[r - 2]) {
+  if (a.back() != b[b.size() - 2]) {
     return Error(absl::StrCat("inner dims differ: ", DimsString(a), " x ", DimsString(b)));
   }
+  absl::StatusOr<Dims> batch = BroadcastDims(absl::MakeConstSpan(a).first(a.size() - 2),
+                                             absl::MakeConstSpan(b).first(b.size() - 2));
+  if (!batch.ok()) {
+    return Error(absl::StrCat("batch dims of ", DimsString(a), " and ", DimsString(b), " cannot broadcast"));
+  }
   node.dtype = operand(0).dtype;
-  node.shape = a;
-  node.shape[r - 1] = b[r - 1];
-  return absl::OkStatus();
+  node.shape = *std::move(batch);
+  node.shape.push_back(a[a.size() - 2]);
+  node.shape.push_back(b.back());
+  return CheckShape(node.shape);
 }
 
 absl::Status Inference::InferReshape(Node& node) const {
@@ -252,6 +285,35 @@ absl::Status Inference::InferTranspose(Node& node) const {
   return absl::OkStatus();
 }
 
+absl::Status Inference::InferSlice(Node& node) const {
+  const Dims& in = operand(0).shape;
+  const size_t rank = in.size();
+  if (spec_.starts.size() != rank || spec_.steps.size() != rank || spec_.shape.size() != rank) {
+    return Error(absl::StrCat("starts, steps and shape need one entry per dim of the rank ", rank, " operand ",
+                              DimsString(in)));
+  }
+  if (absl::Status s = CheckShape(spec_.shape); !s.ok()) return s;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t start = spec_.starts[d], step = spec_.steps[d];
+    if (start < 0 || start >= in[d]) {
+      return Error(absl::StrCat("start ", start, " of dim ", d, " is outside the operand's [0, ", in[d], ")"));
+    }
+    if (step < 0) return Error(absl::StrCat("step ", step, " of dim ", d, " is negative"));
+    // The last index read, start + (n - 1) * step, must stay inside the dim.
+    int64_t span = 0, last = 0;
+    if (__builtin_mul_overflow(spec_.shape[d] - 1, step, &span) || __builtin_add_overflow(start, span, &last) ||
+        last >= in[d]) {
+      return Error(absl::StrCat(spec_.shape[d], " elements from ", start, " in steps of ", step, " run past dim ",
+                                d, " of ", DimsString(in)));
+    }
+  }
+  node.dtype = operand(0).dtype;
+  node.shape = spec_.shape;
+  node.starts = spec_.starts;
+  node.steps = spec_.steps;
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Node> Inference::Run() {
   const int arity = OpArity(spec_.op);
   if (static_cast<int>(operands_.size()) != arity) {
@@ -261,9 +323,13 @@ absl::StatusOr<Node> Inference::Run() {
   const OpFamily family = OpFamilyOf(spec_.op);
   if (!spec_.axes.empty() && family != OpFamily::kReduce) return Error("axes are only for reductions");
   if (!spec_.perm.empty() && family != OpFamily::kTranspose) return Error("perm is only for transpose");
+  if ((!spec_.starts.empty() || !spec_.steps.empty()) && family != OpFamily::kSlice) {
+    return Error("starts and steps are only for slices");
+  }
+  if (spec_.data != nullptr && family != OpFamily::kConstant) return Error("data is only for constants");
   if (!spec_.shape.empty() && family != OpFamily::kInput && family != OpFamily::kReshape &&
-      family != OpFamily::kConstant) {
-    return Error("a shape is only given for inputs and reshapes");
+      family != OpFamily::kConstant && family != OpFamily::kSlice) {
+    return Error("a shape is only given for inputs, constants, reshapes and slices");
   }
   Node node{.name = spec_.name, .op = spec_.op, .operands = spec_.operands,
             .dtype = DType::kF32, .shape = {}};
@@ -280,8 +346,14 @@ absl::StatusOr<Node> Inference::Run() {
     case OpFamily::kMatmul: status = InferMatmul(node); break;
     case OpFamily::kReshape: status = InferReshape(node); break;
     case OpFamily::kTranspose: status = InferTranspose(node); break;
+    case OpFamily::kSlice: status = InferSlice(node); break;
   }
   if (!status.ok()) return status;
+  // An inferred shape (a broadcast, a matmul product) obeys the limits an
+  // input's shape does, so every later byte count fits in int64.
+  if (family != OpFamily::kInput && family != OpFamily::kReshape) {
+    if (absl::Status s = CheckShape(node.shape); !s.ok()) return s;
+  }
   return node;
 }
 

@@ -48,6 +48,7 @@ constexpr OpEntry kOps[] = {
     {OpKind::kMatmul, "matmul", OpFamily::kMatmul},
     {OpKind::kReshape, "reshape", OpFamily::kReshape},
     {OpKind::kTranspose, "transpose", OpFamily::kTranspose},
+    {OpKind::kSlice, "slice", OpFamily::kSlice},
 };
 static_assert(std::size(kOps) == kNumOpKinds);
 
@@ -74,7 +75,8 @@ int OpArity(OpKind op) {
     case OpFamily::kCast:
     case OpFamily::kReduce:
     case OpFamily::kReshape:
-    case OpFamily::kTranspose: return 1;
+    case OpFamily::kTranspose:
+    case OpFamily::kSlice: return 1;
     case OpFamily::kBinary:
     case OpFamily::kCompare:
     case OpFamily::kMatmul: return 2;

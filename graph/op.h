@@ -28,12 +28,14 @@ enum class OpKind : uint8_t {
   kMatmul,   // [M,K]x[K,N] or batched [B,M,K]x[B,K,N]
   kReshape,  // a view of a contiguous tensor
   kTranspose,
+  kSlice,    // a strided window of the operand: slices, splits and broadcasts
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kTranspose) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kSlice) + 1;
 
 enum class OpFamily : uint8_t {
   kInput, kConstant, kUnary, kBinary, kCompare, kSelect, kCast, kReduce, kMatmul, kReshape, kTranspose,
+  kSlice,
 };
 
 absl::string_view OpName(OpKind op);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/check.h"
 #include "graph/parallel_for.h"
+#include "graph/tensor_bytes.h"
 
 namespace kiln {
 namespace {
@@ -197,16 +198,31 @@ HostTensor Reduce(const Node& node, const HostTensor& in) {
   return out;
 }
 
-// [M,K]x[K,N], or [B,M,K]x[B,K,N] as B independent products. Each output is
-// accumulated in double over k in increasing order. The loops are blocked so
-// a block of B (kBlockK x kBlockN doubles, 1 MiB) stays in cache while a block
-// of rows uses it: unblocked, every output row streams all of B from memory,
-// and an 8192^3 product would take hours rather than seconds.
+// The element offset of each operand's matrix for every batch of the output:
+// batch dims broadcast like NumPy's matmul.
+std::vector<int64_t> BatchOffsets(const Dims& operand, const Dims& out) {
+  const Dims out_batch(out.begin(), out.end() - 2);
+  const Dims operand_batch(operand.begin(), operand.end() - 2);
+  const int64_t matrix = operand[operand.size() - 2] * operand.back();
+  std::vector<int64_t> strides = BroadcastStrides(operand_batch, out_batch);
+  for (int64_t& s : strides) s *= matrix;
+  std::vector<int64_t> offsets;
+  OffsetWalker walker(out_batch, {strides}, 0);
+  for (int64_t i = 0; i < NumElements(out_batch); ++i, walker.Next()) offsets.push_back(walker.offset(0));
+  return offsets;
+}
+
+// [..., M, K] x [..., K, N] as one product per batch of the output. Each
+// output is accumulated in double over k in increasing order. The loops are
+// blocked so a block of B (kBlockK x kBlockN doubles, 1 MiB) stays in cache
+// while a block of rows uses it: unblocked, every output row streams all of B
+// from memory, and an 8192^3 product would take hours rather than seconds.
 HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   constexpr int64_t kBlockRows = 64, kBlockK = 256, kBlockN = 512;
-  const size_t r = a.shape.size();
-  const int64_t batch = r == 3 ? a.shape[0] : 1;
-  const int64_t m = a.shape[r - 2], k = a.shape[r - 1], n = b.shape[r - 1];
+  const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back(), n = b.shape.back();
+  const std::vector<int64_t> a_offsets = BatchOffsets(a.shape, node.shape);
+  const std::vector<int64_t> b_offsets = BatchOffsets(b.shape, node.shape);
+  const int64_t batch = static_cast<int64_t>(a_offsets.size());
   HostTensor out{.dtype = node.dtype, .shape = node.shape};
   out.data.resize(batch * m * n);
   ParallelFor(batch * m, std::max<int64_t>(1, kGrain / (k * n)), [&](int64_t begin, int64_t end) {
@@ -215,14 +231,15 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
       // A block of rows of one product.
       const int64_t row_end = std::min({end, row0 + kBlockRows, (row0 / m + 1) * m});
       const int64_t rows = row_end - row0;
-      const double* b_mat = &b.data[(row0 / m) * k * n];
+      const double* a_mat = &a.data[a_offsets[row0 / m]];
+      const double* b_mat = &b.data[b_offsets[row0 / m]];
       acc.assign(rows * n, 0.0);
       for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
         const int64_t k_end = std::min(k, k0 + kBlockK);
         for (int64_t j0 = 0; j0 < n; j0 += kBlockN) {
           const int64_t j_end = std::min(n, j0 + kBlockN);
           for (int64_t i = 0; i < rows; ++i) {
-            const double* a_row = &a.data[(row0 + i) * k];
+            const double* a_row = a_mat + (row0 % m + i) * k;
             double* acc_row = &acc[i * n];
             for (int64_t kk = k0; kk < k_end; ++kk) {
               const double a_value = a_row[kk];
@@ -239,18 +256,40 @@ HostTensor Matmul(const Node& node, const HostTensor& a, const HostTensor& b) {
   return out;
 }
 
-HostTensor Transpose(const Node& node, const HostTensor& in) {
-  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
-  std::vector<int64_t> strides;
-  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
+// Result element i reads `in` at base + the walk of `strides` over the result's index.
+HostTensor StridedCopy(const Node& node, const HostTensor& in, int64_t base, std::vector<int64_t> strides) {
   HostTensor out{.dtype = node.dtype, .shape = node.shape};
   const int64_t count = NumElements(node.shape);
   out.data.resize(count);
   ParallelFor(count, kGrain, [&](int64_t begin, int64_t end) {
     OffsetWalker walker(node.shape, {strides}, begin);
-    for (int64_t i = begin; i < end; ++i, walker.Next()) out.data[i] = in.data[walker.offset(0)];
+    for (int64_t i = begin; i < end; ++i, walker.Next()) out.data[i] = in.data[base + walker.offset(0)];
   });
   return out;
+}
+
+HostTensor Transpose(const Node& node, const HostTensor& in) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
+  std::vector<int64_t> strides;
+  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
+  return StridedCopy(node, in, 0, std::move(strides));
+}
+
+// Result index i of dim d reads operand index starts[d] + i * steps[d].
+HostTensor Slice(const Node& node, const HostTensor& in) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
+  std::vector<int64_t> strides;
+  int64_t base = 0;
+  for (size_t d = 0; d < in.shape.size(); ++d) {
+    strides.push_back(in_strides[d] * node.steps[d]);
+    base += in_strides[d] * node.starts[d];
+  }
+  return StridedCopy(node, in, base, std::move(strides));
+}
+
+HostTensor Constant(const Node& node) {
+  if (node.data != nullptr) return DecodeTensor(*node.data, node.dtype, node.shape);
+  return {.dtype = node.dtype, .shape = {}, .data = {node.value}};
 }
 
 // The values of the graph's nodes during one evaluation. Inputs are read in
@@ -302,10 +341,11 @@ HostTensor Evaluation::Compute(NodeId id) {
   std::vector<const HostTensor*> operands;
   for (NodeId operand : node.operands) operands.push_back(values_[operand]);
   switch (OpFamilyOf(node.op)) {
-    case OpFamily::kConstant: return {.dtype = node.dtype, .shape = {}, .data = {node.value}};
+    case OpFamily::kConstant: return Constant(node);
     case OpFamily::kReduce: return Reduce(node, *operands[0]);
     case OpFamily::kMatmul: return Matmul(node, *operands[0], *operands[1]);
     case OpFamily::kTranspose: return Transpose(node, *operands[0]);
+    case OpFamily::kSlice: return Slice(node, *operands[0]);
     case OpFamily::kReshape: {
       // The same row-major data under a new shape; the buffer moves instead of
       // being copied when this reshape is the operand's last owned use.

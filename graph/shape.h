@@ -22,6 +22,8 @@ using Dims = std::vector<int64_t>;
 // GPU's memory, small enough that byte counts of any dtype fit in int64.
 inline constexpr int64_t kMaxElements = int64_t{1} << 48;
 inline constexpr int kMaxRank = 8;
+// A matmul operand: up to four batch dims, then rows and columns.
+inline constexpr int kMaxMatmulRank = 6;
 
 std::string DimsString(absl::Span<const int64_t> dims);
 

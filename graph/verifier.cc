@@ -24,11 +24,7 @@ absl::Status VerifyGraph(const Graph& graph) {
       operands.push_back(&graph.node(operand));
     }
     // Re-running inference on the stored attributes must reproduce the node.
-    NodeSpec spec{.name = node.name, .op = node.op, .operands = node.operands,
-                  .dtype = node.dtype, .value = node.value, .axes = node.axes,
-                  .keepdims = node.keepdims, .perm = node.perm};
-    if (node.op == OpKind::kInput || node.op == OpKind::kReshape) spec.shape = node.shape;
-    absl::StatusOr<Node> inferred = InferNode(std::move(spec), operands);
+    absl::StatusOr<Node> inferred = InferNode(SpecOf(node), operands);
     if (!inferred.ok()) return inferred.status();
     if (inferred->dtype != node.dtype || inferred->shape != node.shape) {
       return absl::InvalidArgumentError(absl::StrCat(

@@ -12,8 +12,6 @@
 namespace kiln {
 namespace {
 
-constexpr absl::string_view kMagic = "KILNCUBN";
-
 void PutLe(std::string& out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xff));
 }
@@ -28,11 +26,11 @@ uint64_t GetLe(absl::string_view in, int64_t offset, int bytes) {
 
 }  // namespace
 
-std::string EncodeCacheEntry(const Hash128& key, absl::string_view payload) {
+std::string EncodeCacheEntry(const Hash128& key, absl::string_view payload, absl::string_view magic) {
   const Hash128 checksum = StableHash128(payload);
   std::string out;
   out.reserve(kCacheEntryHeaderBytes + payload.size());
-  out.append(kMagic.data(), kMagic.size());
+  out.append(magic.data(), magic.size());
   PutLe(out, kCacheEntryFormatVersion, 4);
   PutLe(out, 0, 4);
   PutLe(out, key.lo, 8);
@@ -44,12 +42,13 @@ std::string EncodeCacheEntry(const Hash128& key, absl::string_view payload) {
   return out;
 }
 
-absl::StatusOr<std::string> DecodeCacheEntry(absl::string_view file, const Hash128& expected_key) {
+absl::StatusOr<std::string> DecodeCacheEntry(absl::string_view file, const Hash128& expected_key,
+                                             absl::string_view magic) {
   if (static_cast<int64_t>(file.size()) < kCacheEntryHeaderBytes) {
     return absl::DataLossError(absl::StrCat("file is ", file.size(), " bytes, shorter than the ",
                                             kCacheEntryHeaderBytes, "-byte header"));
   }
-  if (file.substr(0, kMagic.size()) != kMagic) return absl::DataLossError("bad magic");
+  if (file.substr(0, magic.size()) != magic) return absl::DataLossError("bad magic");
   const uint64_t version = GetLe(file, 8, 4);
   if (version != kCacheEntryFormatVersion) {
     return absl::DataLossError(

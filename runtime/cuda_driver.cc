@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   bind(d->LaunchKernel, {KILN_CUDA_SYMBOL(cuLaunchKernel)});
   bind(d->MemAlloc, {KILN_CUDA_SYMBOL(cuMemAlloc)});
   bind(d->MemFree, {KILN_CUDA_SYMBOL(cuMemFree)});
+  bind(d->MemGetInfo, {KILN_CUDA_SYMBOL(cuMemGetInfo)});
   bind(d->MemcpyHtoD, {KILN_CUDA_SYMBOL(cuMemcpyHtoD)});
   bind(d->MemcpyDtoH, {KILN_CUDA_SYMBOL(cuMemcpyDtoH)});
   bind(d->MemcpyDtoDAsync, {KILN_CUDA_SYMBOL(cuMemcpyDtoDAsync)});
@@ -87,6 +88,10 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   // Optional: only cluster launches need it, and they report its absence.
   if (void* symbol = dlsym(handle, KILN_CUDA_SYMBOL(cuLaunchKernelEx))) {
     d->LaunchKernelEx = reinterpret_cast<decltype(d->LaunchKernelEx)>(symbol);
+  }
+  // Optional: only kernels that read through TMA need it (CUDA 12.0+).
+  if (void* symbol = dlsym(handle, KILN_CUDA_SYMBOL(cuTensorMapEncodeTiled))) {
+    d->TensorMapEncodeTiled = reinterpret_cast<decltype(d->TensorMapEncodeTiled)>(symbol);
   }
   return d;
 }

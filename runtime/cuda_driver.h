@@ -63,8 +63,11 @@ class CudaDriver {
   decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
   // Null when the driver predates CUDA 12.0; only cluster launches need it.
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
+  // Null when the driver predates CUDA 12.0; only TMA descriptors need it.
+  decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;
   decltype(&::cuMemAlloc) MemAlloc = nullptr;
   decltype(&::cuMemFree) MemFree = nullptr;
+  decltype(&::cuMemGetInfo) MemGetInfo = nullptr;
   decltype(&::cuMemcpyHtoD) MemcpyHtoD = nullptr;
   decltype(&::cuMemcpyDtoH) MemcpyDtoH = nullptr;
   decltype(&::cuMemcpyDtoDAsync) MemcpyDtoDAsync = nullptr;

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "fusion/device_limits.h"
 #include "runtime/cuda_driver.h"
 
 namespace kiln {
@@ -28,7 +29,7 @@ absl::StatusOr<int> InitAndCount(const CudaDriver& driver) {
 
 }  // namespace
 
-std::string DeviceInfo::Arch() const { return absl::StrCat("sm_", sm_major, sm_minor); }
+std::string DeviceInfo::Arch() const { return CompileArch(sm_major, sm_minor); }
 
 absl::StatusOr<int> DeviceCount() {
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Get();

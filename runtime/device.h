@@ -3,7 +3,7 @@
 //
 //   absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
 //   if (!device.ok()) return device.status();
-//   (*device)->info().Arch()        // "sm_90" on an H100/H200
+//   (*device)->info().Arch()        // "sm_90a" on an H100/H200
 //   (*device)->info().sm_count      // 132 on an H200
 //
 // Open() makes the context current on the calling thread; another thread that
@@ -37,7 +37,7 @@ struct DeviceInfo {
   int max_threads_per_block = 0;
   bool supports_clusters = false;  // thread-block clusters (sm_90+)
 
-  // The real architecture NVRTC compiles for: "sm_90".
+  // The architecture NVRTC compiles for: "sm_90a" (CompileArch).
   std::string Arch() const;
 };
 

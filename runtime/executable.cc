@@ -5,13 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_codegen.h"
+#include "fusion/matmul_schedule.h"
 #include "fusion/op_class.h"
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
+#include "graph/tensor_bytes.h"
 #include "runtime/event_series.h"
 #include "runtime/event_timer.h"
-#include "runtime/host_transfer.h"
 #include "runtime/memory_planner.h"
+#include "runtime/tensor_map.h"
 
 namespace kiln {
 DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
@@ -21,6 +23,7 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   limits.max_threads_per_block = info.max_threads_per_block;
   limits.supports_clusters = info.supports_clusters;
   limits.shared_bytes_per_block = info.shared_memory_per_block_optin;
+  limits.compute_capability = info.sm_major * 10 + info.sm_minor;
   return limits;
 }
 
@@ -40,8 +43,26 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   limits.supports_clusters = limits.supports_clusters && device.info().supports_clusters;
   absl::StatusOr<Plan> plan = options.fuse ? PlanFusion(graph, limits) : PlanUnfused(graph, limits);
   if (!plan.ok()) return plan.status();
+  if (options.matmul_config.has_value()) {
+    if (absl::Status s = OverrideMatmulConfigs(*options.matmul_config, "--matmul-tile", limits, *plan); !s.ok()) {
+      return s;
+    }
+  }
+  std::vector<TuningReport> tuning;
+  if (options.autotune) {
+    static TuningCache* const default_tuning = new TuningCache();
+    absl::StatusOr<std::vector<TuningReport>> tuned =
+        TuneMatmulKernels(graph, *plan, limits, device, cache,
+                          options.tuning_cache != nullptr ? *options.tuning_cache : *default_tuning, options.tuning);
+    if (!tuned.ok()) return tuned.status();
+    tuning = *std::move(tuned);
+  }
   std::unique_ptr<Executable> exe(new Executable(graph, *std::move(plan), device));
   exe->limits_ = limits;
+  exe->tuning_ = std::move(tuning);
+  absl::StatusOr<ConstantBuffers> constants = ConstantBuffers::Upload(exe->graph_, exe->plan_);
+  if (!constants.ok()) return constants.status();
+  exe->constants_ = *std::move(constants);
   const Graph& g = exe->graph_;
   const Plan& p = exe->plan_;
 
@@ -49,7 +70,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
     absl::StatusOr<GeneratedKernel> generated = GenerateKernel(g, kernel, limits);
     if (!generated.ok()) return generated.status();
     absl::StatusOr<std::shared_ptr<const CompiledKernel>> compiled =
-        cache.GetOrCompile({generated->Source(), kernel.name}, device.info().Arch());
+        cache.GetOrCompile({generated->Source(), kernel.name}, limits.Arch());
     if (!compiled.ok()) return compiled.status();
     absl::StatusOr<std::unique_ptr<LoadedKernel>> loaded = LoadedKernel::Load((*compiled)->cubin, kernel.name);
     if (!loaded.ok()) return loaded.status();
@@ -95,9 +116,15 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   absl::MutexLock lock(&exe->mu_);
   exe->addresses_.assign(g.size(), 0);
   for (const GeneratedKernel& generated : exe->generated_) {
-    exe->param_values_.emplace_back(generated.params.size(), 0);
-    std::vector<void*>& args = exe->param_args_.emplace_back();
-    for (CUdeviceptr& value : exe->param_values_.back()) args.push_back(&value);
+    BoundParams& bound = exe->bound_.emplace_back();
+    const size_t count = generated.params.size();
+    bound.pointers.assign(count, 0);
+    bound.maps.resize(count);
+    bound.map_addresses.assign(count, 0);
+    for (size_t i = 0; i < count; ++i) {
+      const bool map = generated.params[i].kind == KernelParam::Kind::kTensorMap;
+      bound.args.push_back(map ? static_cast<void*>(&bound.maps[i]) : static_cast<void*>(&bound.pointers[i]));
+    }
   }
   return exe;
 }
@@ -116,6 +143,7 @@ absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<c
     return absl::OkStatus();
   };
   std::fill(addresses_.begin(), addresses_.end(), 0);
+  constants_.Bind(addresses_);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (absl::Status s = check_aligned(inputs[i], graph_inputs_[i]); !s.ok()) return s;
     addresses_[graph_inputs_[i]] = inputs[i];
@@ -131,12 +159,22 @@ absl::Status Executable::Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<c
 }
 
 absl::Status Executable::LaunchKernel(size_t k, CUstream stream) {
-  const std::vector<NodeId>& params = generated_[k].params;
-  std::vector<CUdeviceptr>& values = param_values_[k];
-  // A view reads its root's memory.
-  for (size_t i = 0; i < params.size(); ++i) values[i] = addresses_[root_[params[i]]];
+  const std::vector<KernelParam>& params = generated_[k].params;
+  BoundParams& bound = bound_[k];
+  for (size_t i = 0; i < params.size(); ++i) {
+    // A view reads its root's memory.
+    const CUdeviceptr address = addresses_[root_[params[i].node]];
+    if (params[i].kind == KernelParam::Kind::kPointer) {
+      bound.pointers[i] = address;
+    } else if (bound.map_addresses[i] != address) {
+      absl::StatusOr<CUtensorMap> map = EncodeTensorMap(device_.driver(), params[i].map, address, generated_[k].name);
+      if (!map.ok()) return map.status();
+      bound.maps[i] = *map;
+      bound.map_addresses[i] = address;
+    }
+  }
   ranges_->Push(k);
-  absl::Status launched = loaded_[k]->Launch(launch_[k], param_args_[k].data(), stream);
+  absl::Status launched = loaded_[k]->Launch(launch_[k], bound.args.data(), stream);
   ranges_->Pop();
   return launched;
 }
@@ -160,11 +198,29 @@ absl::Status Executable::LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstre
   return absl::OkStatus();
 }
 
+absl::Status Executable::TakeWorkspace(MemoryBudget& budget) const {
+  // In order of where they end, each intermediate adds what it takes past
+  // the ones before (alignment padding, under 256 bytes each, is not counted).
+  std::vector<std::pair<int64_t, NodeId>> ends;
+  for (const auto& [node, offset] : workspace_nodes_) ends.push_back({offset + TensorBytes(graph_.node(node)), node});
+  std::sort(ends.begin(), ends.end());
+  int64_t reached = 0;
+  for (const auto& [end, node] : ends) {
+    const Node& n = graph_.node(node);
+    if (absl::Status s = budget.Take(n, TensorBytes(n), std::max<int64_t>(end - reached, 0)); !s.ok()) return s;
+    reached = std::max(reached, end);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Executable::Run(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                              CUstream stream) {
   if (absl::Status s = device_.Activate(); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
   if (workspace_bytes_ > 0 && workspace_.size() < workspace_bytes_) {
+    absl::StatusOr<MemoryBudget> budget = MemoryBudget::ForDevice();
+    if (!budget.ok()) return budget.status();
+    if (absl::Status s = TakeWorkspace(*budget); !s.ok()) return s;
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(workspace_bytes_);
     if (!buffer.ok()) return buffer.status();
     workspace_ = *std::move(buffer);
@@ -173,29 +229,62 @@ absl::Status Executable::Run(absl::Span<const CUdeviceptr> inputs, absl::Span<co
   return LaunchAll(outputs, stream);
 }
 
+absl::Status Executable::CheckRunOnHostFits() {
+  absl::StatusOr<MemoryBudget> device = MemoryBudget::ForDevice();
+  if (!device.ok()) return device.status();
+  absl::StatusOr<MemoryBudget> host = MemoryBudget::ForHost();
+  if (!host.ok()) return host.status();
+  // On the host the decoded outputs stay (a double per element); the encoded
+  // bytes of one tensor at a time are staged on the way in or out.
+  const Node* largest = nullptr;
+  for (NodeId id : graph_inputs_) {
+    const Node& node = graph_.node(id);
+    if (absl::Status s = device->Take(node, TensorBytes(node)); !s.ok()) return s;
+    if (largest == nullptr || TensorBytes(node) > TensorBytes(*largest)) largest = &node;
+  }
+  for (NodeId id : graph_.outputs()) {
+    const Node& node = graph_.node(id);
+    if (absl::Status s = device->Take(node, TensorBytes(node)); !s.ok()) return s;
+    const int64_t decoded = NumElements(node.shape) * static_cast<int64_t>(sizeof(double));
+    if (absl::Status s = host->Take(node, decoded); !s.ok()) return s;
+    if (largest == nullptr || TensorBytes(node) > TensorBytes(*largest)) largest = &node;
+  }
+  if (absl::Status s = host->Take(*largest, TensorBytes(*largest)); !s.ok()) return s;
+  absl::MutexLock lock(&mu_);
+  return workspace_.size() < workspace_bytes_ ? TakeWorkspace(*device) : absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<HostTensor>> Executable::RunOnHost(absl::Span<const HostTensor> inputs) {
   if (absl::Status s = device_.Activate(); !s.ok()) return s;
   if (inputs.size() != graph_inputs_.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the graph takes ", graph_inputs_.size(), " inputs; got ", inputs.size()));
   }
-  std::vector<DeviceBuffer> in_buffers, out_buffers;
-  std::vector<CUdeviceptr> in_ptrs, out_ptrs;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Node& node = graph_.node(graph_inputs_[i]);
     if (inputs[i].dtype != node.dtype || inputs[i].shape != node.shape) {
       return absl::InvalidArgumentError(absl::StrCat("input for ", NodeLabel(node), " must be ",
                                                      DTypeName(node.dtype), DimsString(node.shape)));
     }
+  }
+  if (absl::Status s = CheckRunOnHostFits(); !s.ok()) return s;
+  // A failed allocation despite the check (fragmentation, another process)
+  // still names the tensor.
+  auto for_node = [](const Node& node, const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat(NodeLabel(node), ": ", s.message()));
+  };
+  std::vector<DeviceBuffer> in_buffers, out_buffers;
+  std::vector<CUdeviceptr> in_ptrs, out_ptrs;
+  for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string bytes = EncodeTensor(inputs[i]);
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::FromHost(bytes.data(), static_cast<int64_t>(bytes.size()));
-    if (!buffer.ok()) return buffer.status();
+    if (!buffer.ok()) return for_node(graph_.node(graph_inputs_[i]), buffer.status());
     in_ptrs.push_back(buffer->ptr());
     in_buffers.push_back(*std::move(buffer));
   }
   for (NodeId o : graph_.outputs()) {
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(TensorBytes(graph_.node(o)));
-    if (!buffer.ok()) return buffer.status();
+    if (!buffer.ok()) return for_node(graph_.node(o), buffer.status());
     if (absl::Status s = buffer->Memset8(0xff); !s.ok()) return s;  // NaN in every float dtype
     out_ptrs.push_back(buffer->ptr());
     out_buffers.push_back(*std::move(buffer));

@@ -11,6 +11,9 @@
 // Every launch is inside an NVTX range named by KernelRangeName, so Nsight
 // Systems shows which graph nodes each kernel on its timeline computes.
 //
+// The graph's constants are uploaded once, by Compile; UseConstantMemory
+// points the kernels at a copy the caller already has on the device.
+//
 // Run is safe to call from several threads: launches of one Executable are
 // serialized because they share its workspace.
 #ifndef KILN_RUNTIME_EXECUTABLE_H_
@@ -30,11 +33,15 @@
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
 #include "graph/host_tensor.h"
+#include "runtime/constant_buffers.h"
 #include "runtime/device.h"
+#include "runtime/autotuner.h"
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/nvtx_ranges.h"
+#include "runtime/tuning_cache.h"
+#include "runtime/memory_budget.h"
 
 namespace kiln {
 
@@ -43,6 +50,15 @@ struct ExecutableOptions {
   // Planning limits; unset: the device's own (DeviceLimitsOf). Features the
   // device lacks (clusters) stay off whatever is asked.
   std::optional<DeviceLimits> limits;
+  // Set: every matmul kernel runs this config (reported as "--matmul-tile")
+  // instead of the planner's.
+  std::optional<MatmulConfig> matmul_config;
+  // Other matmul kernels take their config from tuning (runtime/autotuner.h):
+  // the tuning cache, or timing the candidates on first use of a key. false:
+  // the planner's heuristic choice, with no GPU timing.
+  bool autotune = true;
+  TuningCache* tuning_cache = nullptr;  // null: the process's default cache
+  TuningOptions tuning;                 // progress lines
 };
 
 // The planning limits of a device: its SM count, registers, shared memory and
@@ -76,15 +92,20 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
+  // What tuning decided, one entry per matmul kernel it chose a config for.
+  const std::vector<TuningReport>& tuning() const { return tuning_; }
   DeviceLimits limits() const { return limits_; }
 
   // `inputs` and `outputs` follow graph.inputs() and graph.outputs(); every
-  // pointer must be 16-byte aligned (cuMemAlloc's are).
+  // pointer must be 16-byte aligned (cuMemAlloc's are). The first call
+  // allocates the workspace, refused when it does not fit in free memory.
   absl::Status Run(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                    CUstream stream = nullptr);
 
   // Copies inputs to the device, fills the outputs with NaN bytes (so an
   // element no kernel writes cannot pass a check), runs, and copies back.
+  // Buffers that would not fit in free device or host memory are refused
+  // first, naming the tensor (runtime/memory_budget.h).
   absl::StatusOr<std::vector<HostTensor>> RunOnHost(absl::Span<const HostTensor> inputs);
 
   // Median times over `iterations` runs after a warm-up, per kernel and for
@@ -97,6 +118,13 @@ class Executable {
   absl::StatusOr<std::vector<KernelSpan>> Trace(absl::Span<const CUdeviceptr> inputs,
                                                 absl::Span<const CUdeviceptr> outputs);
 
+  // Kernels read the constant node `constant` from the caller's device memory
+  // (16-byte aligned, alive while runs use it) instead of kiln's uploaded copy.
+  absl::Status UseConstantMemory(NodeId constant, CUdeviceptr ptr) {
+    return constants_.UseDeviceMemory(graph_, constant, ptr);
+  }
+  const ConstantBuffers& constants() const { return constants_; }
+
  private:
   Executable(Graph graph, Plan plan, const Device& device)
       : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
@@ -104,6 +132,11 @@ class Executable {
   absl::Status Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status LaunchKernel(size_t k, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the workspace's intermediates against `budget`, naming the first
+  // one that does not fit.
+  absl::Status TakeWorkspace(MemoryBudget& budget) const;
+  // Whether RunOnHost's device buffers and host staging fit in free memory.
+  absl::Status CheckRunOnHostFits();
   absl::Status LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Graph graph_;
@@ -111,7 +144,9 @@ class Executable {
   const Device& device_;
   DeviceLimits limits_;
   std::vector<NodeId> graph_inputs_;
+  ConstantBuffers constants_;
   std::vector<GeneratedKernel> generated_;
+  std::vector<TuningReport> tuning_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel
   std::unique_ptr<NvtxRanges> ranges_;                        // per kernel, around each launch
@@ -122,9 +157,16 @@ class Executable {
   // Per-call state, reused so that a launch allocates nothing.
   absl::Mutex mu_;
   DeviceBuffer workspace_ ABSL_GUARDED_BY(mu_);
-  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);                 // per node
-  std::vector<std::vector<CUdeviceptr>> param_values_ ABSL_GUARDED_BY(mu_);  // per kernel
-  std::vector<std::vector<void*>> param_args_ ABSL_GUARDED_BY(mu_);          // pointers into param_values_
+  std::vector<CUdeviceptr> addresses_ ABSL_GUARDED_BY(mu_);  // per node
+  // What one kernel's parameters are bound to, per parameter slot. A TMA
+  // descriptor is encoded again only when its tensor's address changes.
+  struct BoundParams {
+    std::vector<CUdeviceptr> pointers;
+    std::vector<CUtensorMap> maps;
+    std::vector<CUdeviceptr> map_addresses;  // the address each map was encoded for
+    std::vector<void*> args;                 // per slot: &pointers[i] or &maps[i]
+  };
+  std::vector<BoundParams> bound_ ABSL_GUARDED_BY(mu_);  // per kernel
 };
 
 }  // namespace kiln

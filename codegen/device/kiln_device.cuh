@@ -44,6 +44,18 @@ __device__ __forceinline__ float kiln_sigmoid(float a) { return 1.0f / (1.0f + e
 __device__ __forceinline__ int kiln_max(int a, int b) { return a > b ? a : b; }
 __device__ __forceinline__ int kiln_min(int a, int b) { return a < b ? a : b; }
 __device__ __forceinline__ int kiln_relu(int a) { return a > 0 ? a : 0; }
+// i32 arithmetic saturates at the limits, as the reference defines it,
+// instead of wrapping (and signed overflow is undefined in C++ anyway).
+__device__ __forceinline__ int kiln_saturate_i32(long long v) {
+  return v > 2147483647LL ? 2147483647 : (v < -2147483648LL ? (-2147483647 - 1) : static_cast<int>(v));
+}
+__device__ __forceinline__ int kiln_add_i32(int a, int b) { return kiln_saturate_i32(static_cast<long long>(a) + b); }
+__device__ __forceinline__ int kiln_sub_i32(int a, int b) { return kiln_saturate_i32(static_cast<long long>(a) - b); }
+__device__ __forceinline__ int kiln_mul_i32(int a, int b) { return kiln_saturate_i32(static_cast<long long>(a) * b); }
+__device__ __forceinline__ int kiln_neg_i32(int a) { return kiln_saturate_i32(-static_cast<long long>(a)); }
+__device__ __forceinline__ int kiln_abs_i32(int a) {
+  return kiln_saturate_i32(a < 0 ? -static_cast<long long>(a) : static_cast<long long>(a));
+}
 
 // ---- vector memory access: N elements as one aligned access (split by the
 // compiler into 16-byte transactions when wider) ----

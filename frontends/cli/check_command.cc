@@ -9,6 +9,10 @@
 //   ops:
 //     input: 1
 //     reduce_sum: 1
+//   parameters: 0 in 0 tensor constants (0 bytes)
+//
+// Nodes that no output depends on are listed last, as dropped from the plan.
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
@@ -18,6 +22,9 @@
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
+#include "fusion/dead_nodes.h"
+#include "fusion/plan_report.h"
+#include "graph/parameters.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -49,6 +56,19 @@ int RunCheckCommand(const CommandLine& line) {
   absl::PrintF("ops:\n");
   for (int op = 0; op < kNumOpKinds; ++op) {
     if (counts[op] > 0) absl::PrintF("  %s: %d\n", OpName(static_cast<OpKind>(op)), counts[op]);
+  }
+  const Parameters parameters = CountParameters(*graph);
+  absl::PrintF("parameters: %s in %d tensor constants (%s bytes)\n", GroupedNumber(parameters.elements),
+               parameters.tensors, GroupedNumber(parameters.bytes));
+  const std::vector<NodeId> dead = DeadNodes(*graph);
+  if (!dead.empty()) {
+    absl::PrintF("unused, dropped from the plan (no output depends on them):\n");
+    constexpr size_t kListed = 20;
+    for (size_t i = 0; i < std::min(dead.size(), kListed); ++i) {
+      const Node& node = graph->node(dead[i]);
+      absl::PrintF("  %s: %s%s (%s)\n", node.name, DTypeName(node.dtype), DimsString(node.shape), OpName(node.op));
+    }
+    if (dead.size() > kListed) absl::PrintF("  ... and %d more\n", dead.size() - kListed);
   }
   return kExitOk;
 }

@@ -26,6 +26,16 @@ inline constexpr Flag kDump{.name = "dump",
                                     "into DIR (run adds its results)",
                             .env = "KILN_DUMP_DIR"};
 
+// eval and run: the user's own tensors (tensor_io_flags.h).
+inline constexpr Flag kInputs{.name = "inputs",
+                              .kind = FlagKind::kText,
+                              .value = "NAME=FILE.npy,...",
+                              .help = "graph inputs from NumPy files; inputs not named are seeded random"};
+inline constexpr Flag kSaveOutputs{.name = "save-outputs",
+                                   .kind = FlagKind::kText,
+                                   .value = "DIR",
+                                   .help = "write every output to DIR as <name>.npy"};
+
 // eval
 inline constexpr Flag kScaleDown{.name = "scale-down",
                                  .help = "cut every dim to at most 256 first, so that big graphs evaluate in moments"};

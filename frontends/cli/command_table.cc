@@ -29,18 +29,20 @@ std::vector<Command> MakeTable() {
        .run = RunCheckCommand},
       {.name = "eval",
        .args = "FILE",
-       .summary = "run the CPU reference interpreter on seeded random inputs",
+       .summary = "run the CPU reference interpreter on seeded random or .npy inputs",
        .description = "Evaluates FILE with the CPU reference interpreter (in double, rounding each node to "
-                      "its dtype) on seeded random inputs and summarizes every output. Tensors over 2^26 "
-                      "elements are refused unless --scale-down cuts the graph first.",
-       .flags = {&kSeed, &kScaleDown},
+                      "its dtype) on seeded random inputs, or the NumPy files --inputs names, and summarizes "
+                      "every output (--save-outputs also writes each as .npy). Tensors over 2^26 elements are "
+                      "refused unless --scale-down cuts the graph first.",
+       .flags = {&kSeed, &kInputs, &kSaveOutputs, &kScaleDown},
+       .exclusions = {{&kScaleDown, &kInputs, "scaling down changes the input shapes"}},
        .run = RunEvalCommand},
       {.name = "workload",
        .args = "NAME DTYPE DIMS",
        .summary = "write a bundled workload as a graph file",
-       .description = "Builds one of the bundled workloads (gelu_naive, softmax_naive, row_sum, matmul_relu) "
-                      "for DTYPE (f32, f16, bf16) at DIMS (e.g. 16384x16384; M×N×K for matmul_relu) and "
-                      "prints it as text, or writes it to --out.",
+       .description = "Builds one of the bundled workloads (gelu_naive, softmax_naive, row_sum, matmul_relu, "
+                      "matmul_bias_gelu) for DTYPE (f32, f16, bf16) at DIMS (e.g. 16384x16384; M×N×K for "
+                      "the matmuls) and prints it as text, or writes it to --out.",
        .flags = {&kOut},
        .run = RunWorkloadCommand},
       {.name = "plan",
@@ -57,7 +59,7 @@ std::vector<Command> MakeTable() {
        .args = "FILE",
        .summary = "the CUDA source of the plan's kernels, as one translation unit",
        .description = "Prints kiln's device library and every kernel of the plan as one CUDA translation "
-                      "unit that `nvcc -arch=sm_90 -c` compiles as it is. Each kernel is preceded by its "
+                      "unit that `nvcc -arch=sm_90a -c` compiles as it is. Each kernel is preceded by its "
                       "launch configuration and the graph values its parameters carry.",
        .flags = With({&kUnfused, &kDump}, DeviceFlags()),
        .run = RunEmitCommand},
@@ -65,16 +67,25 @@ std::vector<Command> MakeTable() {
        .args = "FILE",
        .summary = "compile, run, check and time the plan on the GPU",
        .description = "Compiles the plan with NVRTC for the GPU (planning with the GPU's own limits), runs "
-                      "it on seeded random inputs, checks the outputs against the CPU reference and times "
-                      "every kernel: median time, GB/s, and the fraction of a device-to-device copy and of "
-                      "the roofline. Needs a GPU.",
-       .flags = With({&kUnfused, &kIters, &kSeed, &kJson, &kNoCheck, &kSaveIo, &kTrace, &kMeasure, &kDump},
+                      "it on seeded random inputs (or --inputs), checks the outputs against the CPU reference "
+                      "and times every kernel: median time, GB/s, and the fraction of a device-to-device copy "
+                      "and of the roofline. Needs a GPU.",
+       .flags = With({&kUnfused, &kIters, &kSeed, &kInputs, &kJson, &kNoCheck, &kSaveIo, &kSaveOutputs, &kTrace,
+                      &kMeasure, &kDump},
                      DeviceFlags()),
        .exclusions = {{&kMeasure, &kIters, kMeasureAlone},
                       {&kMeasure, &kNoCheck, kMeasureAlone},
                       {&kMeasure, &kSaveIo, kMeasureAlone},
+                      {&kMeasure, &kSaveOutputs, kMeasureAlone},
                       {&kMeasure, &kTrace, kMeasureAlone}},
        .run = RunRunCommand},
+      {.name = "convert",
+       .args = "MODEL OUT",
+       .summary = "write an ONNX model (or a graph file) in kiln's graph format",
+       .description = "Reads MODEL, an ONNX file or a kiln graph file, and writes it to OUT in kiln's graph "
+                      "format, text or binary protobuf by OUT's extension (.textproto, .pb). An ONNX op kiln "
+                      "cannot express is refused, naming the node, the op and the opset.",
+       .run = RunConvertCommand},
   };
 }
 

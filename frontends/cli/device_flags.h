@@ -2,16 +2,19 @@
 // `emit` and `run` (the command table lists DeviceFlags() for each). Defaults
 // are an H200's; `run` starts from the device's own.
 //
-//   absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(line.flags, DeviceLimits{});
+//   DeviceLimits limits = LimitsFromFlags(line.flags, DeviceLimits{});
+//   ApplyMatmulTileFlag(line.flags, limits, plan);   // --matmul-tile, once planned
 #ifndef KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_
 #define KILN_FRONTENDS_CLI_DEVICE_FLAGS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "frontends/cli/flags.h"
 #include "fusion/device_limits.h"
+#include "fusion/plan.h"
 
 namespace kiln {
 
@@ -59,9 +62,25 @@ inline constexpr Flag kMatmulTile{.name = "matmul-tile",
 // The flags above, in the order help lists them.
 std::vector<const Flag*> DeviceFlags();
 
-// `base` with every device flag the user gave applied on top;
-// InvalidArgument for a value no device has (a matmul tile that does not fit).
-absl::StatusOr<DeviceLimits> LimitsFromFlags(const FlagValues& flags, DeviceLimits base);
+// `base` with every device flag the user gave applied on top.
+DeviceLimits LimitsFromFlags(const FlagValues& flags, DeviceLimits base);
+
+// --matmul-tile=MxNxK:STAGES[:GROUP] as a config, if given; InvalidArgument
+// when it does not parse.
+absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlags(const FlagValues& flags);
+
+// Replaces the config of every matmul kernel of `plan` with --matmul-tile's,
+// if given; InvalidArgument when it does not parse or does not fit a kernel
+// ("--matmul-tile=96x128x64:3:16 cannot run kernel f0_matmul (wgmma): ...").
+absl::Status ApplyMatmulTileFlag(const FlagValues& flags, const DeviceLimits& limits, Plan& plan);
+
+// --matmul-tile=MxNxK:STAGES[:GROUP] as a config, if given; InvalidArgument
+// when it does not parse.
+absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlag();
+
+// Replaces the config of every matmul kernel of `plan` with --matmul-tile's,
+// if given; InvalidArgument when it does not parse or does not fit a kernel.
+absl::Status ApplyMatmulTileFlag(const DeviceLimits& limits, Plan& plan);
 
 }  // namespace kiln
 

@@ -60,7 +60,8 @@ absl::StatusOr<DumpFolder> DumpPlan(const std::string& dir, const PlannedGraph& 
     const std::string& name = kernels_plan.kernels[k].name;
     const std::string source =
         absl::StrCat("// Kernel ", name, " of ", planned.name, " (", kernels_plan.fused ? "fused" : "unfused",
-                     " plan), from `kiln --dump`. Compiles on its own: nvcc -arch=sm_90 -c ", name, ".cu\n",
+                     " plan), from `kiln --dump`. Compiles on its own: nvcc -arch=", limits.Arch(), " -c ", name,
+                     ".cu\n",
                      "#include \"", kDeviceLibraryFile, "\"\n\n", comments[k], (*generated)[k].body);
     if (absl::Status s = folder->Write(absl::StrCat("kernels/", name, ".cu"), source); !s.ok()) return s;
   }

@@ -1,5 +1,6 @@
-// kiln eval FILE [--seed=N] [--scale-down]: runs a graph on random inputs
-// through the CPU reference interpreter and summarizes each output.
+// kiln eval FILE [--seed=N] [--scale-down] [--inputs=NAME=FILE.npy,...]
+// [--save-outputs=DIR]: runs a graph on the user's or random inputs through
+// the CPU reference interpreter and summarizes each output.
 //
 //   $ kiln eval bench/graphs/row_sum_16384x16384_f32.textproto --scale-down
 //   scaled down: every dim is now at most 256
@@ -19,6 +20,7 @@
 #include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/tensor_io_flags.h"
 #include "frontends/graph_file.h"
 #include "frontends/scale_down.h"
 #include "graph/host_tensor.h"
@@ -32,13 +34,15 @@ constexpr int64_t kScaleDownMaxDim = 256;
 constexpr int64_t kMaxEvalElements = int64_t{1} << 26;
 constexpr size_t kValuesShown = 8;
 
-absl::Status CheckEvalSize(const Graph& graph) {
+// A scaled-down graph is checked too: 256 per dim is still 2^64 elements at rank 8.
+absl::Status CheckEvalSize(const Graph& graph, bool scaled_down) {
   for (const Node& node : graph.nodes()) {
     const int64_t elements = NumElements(node.shape);
     if (elements > kMaxEvalElements) {
       return absl::InvalidArgumentError(absl::StrCat(
-          NodeLabel(node), " holds ", elements, " elements, more than the ", kMaxEvalElements,
-          " the CPU reference evaluates quickly; rerun with --scale-down"));
+          NodeLabel(node), " holds ", elements, " elements", scaled_down ? " after scaling down" : "",
+          ", more than the ", kMaxEvalElements, " the CPU reference evaluates quickly",
+          scaled_down ? "" : "; rerun with --scale-down"));
     }
   }
   return absl::OkStatus();
@@ -67,28 +71,29 @@ void PrintSummary(const Node& node, const HostTensor& tensor) {
 int RunEvalCommand(const CommandLine& line) {
   absl::StatusOr<Graph> graph = LoadGraphFile(line.args[0]);
   if (!graph.ok()) return ReportError(graph.status());
-  if (line.flags.Switch(kScaleDown)) {
+  const bool scale_down = line.flags.Switch(kScaleDown);
+  if (scale_down) {
     graph = ScaleDownGraph(*graph, kScaleDownMaxDim);
     if (!graph.ok()) return ReportError(graph.status());
-    absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
-  } else if (absl::Status s = CheckEvalSize(*graph); !s.ok()) {
-    return ReportError(s);
   }
+  if (absl::Status s = CheckEvalSize(*graph, scale_down); !s.ok()) return ReportError(s);
+  if (scale_down) absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
 
-  const uint64_t seed = line.flags.Int(kSeed);
-  std::vector<HostTensor> inputs;
-  for (NodeId id : graph->inputs()) {
-    const Node& node = graph->node(id);
-    const uint64_t input_seed = seed + inputs.size();
-    inputs.push_back(RandomTensor(node.dtype, node.shape, input_seed));
-    absl::PrintF("input %s: %s%s, random with seed %d\n", node.name, DTypeName(node.dtype),
-                 DimsString(node.shape), input_seed);
+  absl::StatusOr<GraphInputs> inputs = InputsFromFlags(line.flags, *graph);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  for (size_t i = 0; i < inputs->tensors.size(); ++i) {
+    const Node& node = graph->node(graph->inputs()[i]);
+    absl::PrintF("input %s: %s%s, %s\n", node.name, DTypeName(node.dtype), DimsString(node.shape),
+                 inputs->origins[i]);
   }
-  absl::StatusOr<std::vector<HostTensor>> outputs = EvaluateReference(*graph, inputs);
+  absl::StatusOr<std::vector<HostTensor>> outputs = EvaluateReference(*graph, inputs->tensors);
   if (!outputs.ok()) return ReportError(outputs.status());
   for (size_t i = 0; i < outputs->size(); ++i) {
     PrintSummary(graph->node(graph->outputs()[i]), (*outputs)[i]);
   }
+  absl::StatusOr<std::vector<std::string>> saved = SaveOutputsFromFlags(line.flags, *graph, *outputs);
+  if (!saved.ok()) return ReportError(saved.status());
+  for (const std::string& path : *saved) absl::PrintF("saved %s\n", path);
   return kExitOk;
 }
 

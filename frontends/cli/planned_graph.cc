@@ -1,6 +1,7 @@
 #include "frontends/cli/planned_graph.h"
 
 #include <filesystem>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -32,14 +33,25 @@ absl::StatusOr<PlannedGraph> PlanGraphFile(const std::string& path, PlanTarget t
                       .unfused = *std::move(unfused)};
 }
 
-int PlanWithoutDevice(const CommandLine& line, PlannedGraph& planned) {
-  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(line.flags, DeviceLimits{});
-  if (!limits.ok()) return ReportUsageError(limits.status().message());
-  absl::StatusOr<PlannedGraph> result =
-      PlanGraphFile(line.args[0], {.gpu = DefaultTargetName(line.flags), .limits = *limits});
+int PlanForTarget(const CommandLine& line, PlanTarget target, PlannedGraph& planned) {
+  // A tile that does not parse is refused before the file is read.
+  if (absl::StatusOr<std::optional<MatmulConfig>> tile = MatmulTileFromFlags(line.flags); !tile.ok()) {
+    return ReportUsageError(tile.status().message());
+  }
+  absl::StatusOr<PlannedGraph> result = PlanGraphFile(line.args[0], std::move(target));
   if (!result.ok()) return ReportError(result.status());
+  for (Plan* plan : {&result->fused, &result->unfused}) {
+    if (absl::Status s = ApplyMatmulTileFlag(line.flags, result->target.limits, *plan); !s.ok()) {
+      return ReportUsageError(s.message());
+    }
+  }
   planned = *std::move(result);
   return kExitOk;
+}
+
+int PlanWithoutDevice(const CommandLine& line, PlannedGraph& planned) {
+  return PlanForTarget(
+      line, {.gpu = DefaultTargetName(line.flags), .limits = LimitsFromFlags(line.flags, DeviceLimits{})}, planned);
 }
 
 std::string DefaultTargetName(const FlagValues& flags) {

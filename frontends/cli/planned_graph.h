@@ -39,13 +39,17 @@ absl::StatusOr<PlannedGraph> PlanGraphFile(const std::string& path, PlanTarget t
 // device flags given, "H200 defaults with --sm-count=114 --no-clusters".
 std::string DefaultTargetName(const FlagValues& flags);
 
-// For commands that plan without a GPU (plan, emit): line.args[0] planned for
-// an H200 changed by the device flags, into `planned`. On failure the error
-// is reported and its exit status returned (kExitUsage for a device flag no
-// GPU has); kExitOk otherwise.
+// line.args[0] planned for `target`, with --matmul-tile (when given) in place
+// of the planner's config in both plans, into `planned`. On failure the error
+// is reported and its exit status returned (kExitUsage for a tile that does
+// not parse or does not fit a kernel); kExitOk otherwise.
 //
 //   PlannedGraph planned;
-//   if (int status = PlanWithoutDevice(line, planned); status != kExitOk) return status;
+//   if (int status = PlanForTarget(line, target, planned); status != kExitOk) return status;
+int PlanForTarget(const CommandLine& line, PlanTarget target, PlannedGraph& planned);
+
+// For commands that plan without a GPU (plan, emit): PlanForTarget for an
+// H200 changed by the device flags.
 int PlanWithoutDevice(const CommandLine& line, PlannedGraph& planned);
 
 }  // namespace kiln

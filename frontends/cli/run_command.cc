@@ -1,5 +1,6 @@
 // kiln run FILE: compiles the plan for the GPU, runs it on seeded random
-// inputs, checks the outputs against the reference interpreter, and reports
+// inputs (or the user's, --inputs), checks the outputs against the reference
+// interpreter (--save-outputs keeps them as .npy files), and reports
 // per kernel and in total: time, GB/s, the fraction of the copy bandwidth
 // measured in the same run, and the fraction of the roofline bound. The GPU
 // work fills a RunResult; run_report.h renders it. --measure goes to
@@ -19,12 +20,14 @@
 #include "frontends/cli/run_measure.h"
 #include "frontends/cli/run_report.h"
 #include "frontends/cli/save_io.h"
+#include "frontends/cli/tensor_io_flags.h"
 #include "fusion/traffic.h"
 #include "graph/atomic_file.h"
+#include "graph/tensor_bytes.h"
 #include "graph/reference.h"
 #include "runtime/event_timer.h"
 #include "runtime/executable.h"
-#include "runtime/host_transfer.h"
+#include "runtime/memory_budget.h"
 #include "runtime/nvrtc_compiler.h"
 
 namespace kiln {
@@ -125,9 +128,10 @@ absl::Status WriteTrace(const std::string& path, const RunResult& result, const 
 }
 
 // The first run: on the inputs, checked against the reference unless
-// --no-check, its tensors saved with --save-io.
-absl::Status RunOnce(Executable& exe, const std::vector<HostTensor>& inputs, const FlagValues& flags,
-                     RunResult& result) {
+// --no-check, its tensors saved with --save-io and --save-outputs (the files
+// that one writes are returned).
+absl::StatusOr<std::vector<std::string>> RunOnce(Executable& exe, const std::vector<HostTensor>& inputs,
+                                                 const FlagValues& flags, RunResult& result) {
   const Clock::time_point start = Clock::now();
   absl::StatusOr<std::vector<HostTensor>> outputs = exe.RunOnHost(inputs);
   if (!outputs.ok()) return outputs.status();
@@ -137,8 +141,24 @@ absl::Status RunOnce(Executable& exe, const std::vector<HostTensor>& inputs, con
     if (!reference.ok()) return reference.status();
     result.check = CheckOutputs(exe.graph(), *outputs, *reference);
   }
-  if (flags.Has(kSaveIo)) return SaveIo(flags.Text(kSaveIo), exe.graph(), inputs, *outputs);
-  return absl::OkStatus();
+  if (flags.Has(kSaveIo)) {
+    if (absl::Status s = SaveIo(flags.Text(kSaveIo), exe.graph(), inputs, *outputs); !s.ok()) return s;
+  }
+  return SaveOutputsFromFlags(flags, exe.graph(), *outputs);
+}
+
+// The graph's inputs, refused naming the tensor when they would not fit in
+// host memory (the reference interpreter holds a double per element).
+absl::StatusOr<std::vector<HostTensor>> Inputs(const FlagValues& flags, const Graph& graph) {
+  absl::StatusOr<MemoryBudget> host = MemoryBudget::ForHost();
+  if (!host.ok()) return host.status();
+  for (NodeId id : graph.inputs()) {
+    const Node& node = graph.node(id);
+    if (absl::Status s = host->Take(node, NumElements(node.shape) * 8); !s.ok()) return s;
+  }
+  absl::StatusOr<GraphInputs> inputs = InputsFromFlags(flags, graph);
+  if (!inputs.ok()) return inputs.status();
+  return std::move(inputs->tensors);
 }
 
 // Per-kernel and whole-plan medians, the host cost of a launch, and the copy
@@ -196,38 +216,42 @@ int RunRunCommand(const CommandLine& line) {
     return ReportError(absl::Status(device.status().code(),
                                     absl::StrCat("no GPU to run on: ", device.status().message())));
   }
-  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(flags, DeviceLimitsOf((*device)->info()));
-  if (!limits.ok()) return ReportUsageError(limits.status().message());
-  absl::StatusOr<PlannedGraph> planned =
-      PlanGraphFile(line.args[0], {.gpu = (*device)->info().name, .limits = *limits});
-  if (!planned.ok()) return ReportError(planned.status());
+  const DeviceLimits limits = LimitsFromFlags(flags, DeviceLimitsOf((*device)->info()));
+  PlannedGraph planned;
+  if (int status = PlanForTarget(line, {.gpu = (*device)->info().name, .limits = limits}, planned);
+      status != kExitOk) {
+    return status;
+  }
 
   KernelCache cache;
   const Clock::time_point start = Clock::now();
-  absl::StatusOr<std::unique_ptr<Executable>> exe =
-      Executable::Compile(planned->graph, **device, cache, {.fuse = !flags.Switch(kUnfused), .limits = *limits});
-  if (!exe.ok()) return ReportError(planned->InFile(exe.status()));
-  RunResult result{.graph = planned->name,
+  // PlanForTarget has checked the tile: it parses and fits every matmul kernel.
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(
+      planned.graph, **device, cache,
+      {.fuse = !flags.Switch(kUnfused), .limits = limits, .matmul_config = *MatmulTileFromFlags(flags)});
+  if (!exe.ok()) return ReportError(planned.InFile(exe.status()));
+  RunResult result{.graph = planned.name,
                    .fused = !flags.Switch(kUnfused),
                    .gpu = (*device)->info().name,
                    .nvrtc = NvrtcVersion(),
                    .iters = static_cast<int>(flags.Int(kIters)),
                    .compile_ms = MillisSince(start)};
 
-  const Graph& graph = planned->graph;
-  std::vector<HostTensor> inputs;
-  for (size_t i = 0; i < graph.inputs().size(); ++i) {
-    const Node& node = graph.node(graph.inputs()[i]);
-    inputs.push_back(RandomTensor(node.dtype, node.shape, static_cast<uint64_t>(flags.Int(kSeed)) + i));
-  }
-  if (absl::Status s = RunOnce(**exe, inputs, flags, result); !s.ok()) return ReportError(s);
-  absl::StatusOr<DeviceIo> io = UploadIo(graph, inputs);
+  const Graph& graph = planned.graph;
+  absl::StatusOr<std::vector<HostTensor>> inputs = Inputs(flags, graph);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  absl::StatusOr<std::vector<std::string>> saved = RunOnce(**exe, *inputs, flags, result);
+  if (!saved.ok()) return ReportError(saved.status());
+  absl::StatusOr<DeviceIo> io = UploadIo(graph, *inputs);
   if (!io.ok()) return ReportError(io.status());
   if (absl::Status s = TimeOnDevice(**exe, **device, *io, result); !s.ok()) return ReportError(s);
   result.cache = cache.stats();
-  if (absl::Status s = WriteRunFiles(flags, *planned, **exe, *io, result); !s.ok()) return ReportError(s);
+  if (absl::Status s = WriteRunFiles(flags, planned, **exe, *io, result); !s.ok()) return ReportError(s);
 
   absl::PrintF("%s", flags.Switch(kJson) ? RunJson(result) : RunTable(result));
+  if (!flags.Switch(kJson)) {
+    for (const std::string& path : *saved) absl::PrintF("saved %s\n", path);
+  }
   if (result.check.Passed()) return kExitOk;
   return ReportError(absl::InternalError(absl::StrFormat(
       "%s: result differs from the reference interpreter (relative error %.3g)", result.graph,

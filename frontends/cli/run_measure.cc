@@ -33,13 +33,11 @@ std::string NcuProgram() {
 // The GPU the child will plan for, so that this process's model is the plan
 // the child runs: the device's limits while it is open, then closed, so ncu's
 // child does not share the GPU with a context of ours. No GPU: the defaults.
-absl::StatusOr<PlanTarget> Target(const FlagValues& flags) {
+PlanTarget Target(const FlagValues& flags) {
   absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
   const bool found = device.ok();
-  absl::StatusOr<DeviceLimits> limits =
-      LimitsFromFlags(flags, found ? DeviceLimitsOf((*device)->info()) : DeviceLimits{});
-  if (!limits.ok()) return limits.status();
-  return PlanTarget{.gpu = found ? (*device)->info().name : DefaultTargetName(flags), .limits = *limits};
+  return PlanTarget{.gpu = found ? (*device)->info().name : DefaultTargetName(flags),
+                    .limits = LimitsFromFlags(flags, found ? DeviceLimitsOf((*device)->info()) : DeviceLimits{})};
 }
 
 // A folder that is removed when this goes out of scope, unless kept.
@@ -78,19 +76,18 @@ int RunMeasuredCommand(const CommandLine& line) {
     return ReportError(absl::FailedPreconditionError(
         "--measure needs Nsight Compute, and ncu is not on PATH (set KILN_NCU to its path)"));
   }
-  absl::StatusOr<PlanTarget> target = Target(flags);
-  if (!target.ok()) return ReportUsageError(target.status().message());
-  absl::StatusOr<PlannedGraph> planned = PlanGraphFile(line.args[0], *target);
-  if (!planned.ok()) return ReportError(planned.status());
+  PlannedGraph planned;
+  if (int status = PlanForTarget(line, Target(flags), planned); status != kExitOk) return status;
+  const PlanTarget& target = planned.target;
   const bool unfused = flags.Switch(kUnfused);
-  const Plan& plan = planned->Chosen(unfused);
+  const Plan& plan = planned.Chosen(unfused);
 
   WorkFolder work;
   if (work.path().empty()) return ReportError(absl::InternalError("cannot create a temporary folder for ncu"));
   std::string report = absl::StrCat(work.path(), "/ncu");
   std::optional<DumpFolder> dump;
   if (flags.Has(kDump)) {
-    absl::StatusOr<DumpFolder> folder = DumpPlan(flags.Text(kDump), *planned, plan, target->limits);
+    absl::StatusOr<DumpFolder> folder = DumpPlan(flags.Text(kDump), planned, plan, target.limits);
     if (!folder.ok()) return ReportError(folder.status());
     dump = *std::move(folder);
     report = dump->PathOf("ncu");
@@ -100,7 +97,7 @@ int RunMeasuredCommand(const CommandLine& line) {
   for (const Kernel& kernel : plan.kernels) names.push_back(kernel.name);
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<std::string> child = {self, "run", line.args[0], "--iters=1", "--no-check"};
-  for (const std::string& arg : flags.Given({&kUnfused, &kSeed})) child.push_back(arg);
+  for (const std::string& arg : flags.Given({&kUnfused, &kSeed, &kInputs})) child.push_back(arg);
   for (const std::string& arg : flags.Given(DeviceFlags())) child.push_back(arg);
   // Two launches a kernel: the check run, then the first timed one; kiln run
   // launches many more to time, and ncu would profile them all alike.
@@ -111,7 +108,7 @@ int RunMeasuredCommand(const CommandLine& line) {
   const std::string command = absl::StrJoin(profile, " ");
   profile.insert(profile.end(), child.begin(), child.end());
 
-  MeasureResult result{.graph = planned->name, .fused = !unfused, .target = target->gpu, .command = command};
+  MeasureResult result{.graph = planned.name, .fused = !unfused, .target = target.gpu, .command = command};
   if (!names.empty()) {
     absl::StatusOr<ProcessResult> profiled = RunProcess(profile);
     if (!profiled.ok()) return ReportError(profiled.status());

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/atomic_file.h"
 #include "graph/json.h"
-#include "runtime/host_transfer.h"
+#include "graph/tensor_bytes.h"
 
 namespace kiln {
 

@@ -36,7 +36,7 @@ TEST(BadInputTest, EveryTruncationOfABinaryGraphFails) {
     ASSERT_FALSE(graph.ok()) << "cut at " << cut;
     EXPECT_EQ(graph.status().code(), absl::StatusCode::kInvalidArgument) << graph.status();
   }
-  EXPECT_EQ(Error(ParseGraphBinary("")), "graph has no format_version; this kiln reads version 1");
+  EXPECT_EQ(Error(ParseGraphBinary("")), "graph has no format_version; this kiln reads version 2");
   // Inside the output's name, then inside the last node.
   EXPECT_EQ(Error(ParseGraphBinary(absl::string_view(bytes).substr(0, bytes.size() - 1))), kNotAGraph);
   EXPECT_EQ(Error(ParseGraphBinary(absl::string_view(bytes).substr(0, bytes.size() - 5))), kNotAGraph);
@@ -86,6 +86,27 @@ TEST(BadInputTest, DeeplyNestedBytesAreRefused) {
   std::string nested;
   for (int i = 0; i < 10000; ++i) nested += "\x12\x80\x01";  // node { node { ...
   EXPECT_EQ(Error(ParseGraphBinary(nested)), kNotAGraph);
+}
+
+// Protobuf would keep unknown fields and let the parse succeed; a binary
+// file is refused for them just as a text file is (TextSyntaxErrors...).
+TEST(BadInputTest, UnknownFieldsInBinaryAreRefused) {
+  absl::StatusOr<Graph> graph = BuildWorkload("row_sum", DType::kF32, {4, 8});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::string bytes = SerializeGraphBinary(*graph);
+  // Field 17, varint 1, at the top level.
+  EXPECT_EQ(Error(ParseGraphBinary(bytes + "\x88\x01\x01")),
+            "the graph holds field number 17, which the kiln graph format does not have");
+  // Field 40, length-delimited "ab", inside the first node.
+  proto::GraphProto with_node_field;
+  ASSERT_TRUE(with_node_field.ParseFromString(bytes));
+  with_node_field.mutable_node(0)->GetReflection()->MutableUnknownFields(with_node_field.mutable_node(0))
+      ->AddLengthDelimited(40, "ab");
+  EXPECT_EQ(Error(ParseGraphBinary(with_node_field.SerializeAsString())),
+            "node 0 (\"x\") holds field number 40, which the kiln graph format does not have");
+  // A group (wire type 3) of an unknown number, after a node.
+  EXPECT_EQ(Error(ParseGraphBinary(bytes + "\xa3\x06\xa4\x06")),
+            "the graph holds field number 100, which the kiln graph format does not have");
 }
 
 TEST(BadInputTest, TextSyntaxErrorsGiveLineAndColumn) {
@@ -161,6 +182,23 @@ TEST(BadInputTest, BadDims) {
             "node \"y\" (input): rank 9 exceeds the maximum rank 8");
 }
 
+// Inferred shapes are checked like input shapes: these reproducers once
+// passed `check` and overflowed int64 during planning.
+TEST(BadInputTest, InferredShapesPastTheElementLimit) {
+  EXPECT_EQ(Error(ParseGraphText(TextGraph(R"pb(
+              node { name: "a" op: "input" dtype: F32 shape: [4294967296, 1] }
+              node { name: "b" op: "input" dtype: F32 shape: [1, 4294967296] }
+              node { name: "y" op: "add" operand: ["a", "b"] }
+            )pb"))),
+            "node \"y\" (add): shape [4294967296,4294967296] has more than 2^48 elements");
+  EXPECT_EQ(Error(ParseGraphText(TextGraph(R"pb(
+              node { name: "a" op: "input" dtype: BF16 shape: [1099511627776, 1] }
+              node { name: "b" op: "input" dtype: BF16 shape: [1, 1099511627776] }
+              node { name: "y" op: "matmul" operand: ["a", "b"] }
+            )pb"))),
+            "node \"y\" (matmul): shape [1099511627776,1099511627776] has more than 2^48 elements");
+}
+
 TEST(BadInputTest, BroadcastMismatch) {
   EXPECT_EQ(Error(ParseGraphText(TextGraph(R"pb(
               node { name: "x" op: "input" dtype: F32 shape: [16384, 16384] }
@@ -204,10 +242,24 @@ TEST(BadInputTest, Outputs) {
 }
 
 TEST(BadInputTest, FormatVersions) {
-  EXPECT_EQ(Error(ParseGraphText("format_version: 2\n")),
-            "graph has format_version 2, newer than the version 1 this kiln reads; upgrade kiln");
+  EXPECT_EQ(Error(ParseGraphText("format_version: 3\n")),
+            "graph has format_version 3, newer than the version 2 this kiln reads; upgrade kiln");
   EXPECT_EQ(Error(ParseGraphText(R"pb(node { name: "x" op: "input" dtype: F32 } output: "x")pb")),
-            "graph has no format_version; this kiln reads version 1");
+            "graph has no format_version; this kiln reads version 2");
+  // Version 1 predates tensor constants and slices.
+  EXPECT_EQ(Error(ParseGraphText(
+                R"pb(format_version: 1 node { name: "c" op: "constant" dtype: I32 shape: 1 data: "\001\000\000\000" } output: "c")pb")),
+            "node \"c\" (constant): tensor constants need format_version 2; the file says 1");
+  EXPECT_EQ(Error(ParseGraphText(R"pb(format_version: 1
+                                      node { name: "x" op: "input" dtype: F32 shape: 4 }
+                                      node { name: "y" op: "slice" operand: "x" shape: 2 starts: 0 steps: 2 }
+                                      output: "y")pb")),
+            "node \"y\" (slice): slices need format_version 2; the file says 1");
+  EXPECT_TRUE(ParseGraphText(R"pb(format_version: 2
+                                  node { name: "x" op: "input" dtype: F32 shape: 4 }
+                                  node { name: "y" op: "slice" operand: "x" shape: 2 starts: 0 steps: 2 }
+                                  output: "y")pb")
+                  .ok());
 }
 
 TEST(BadInputTest, NamesAreEscapedInMessages) {

@@ -97,11 +97,12 @@ TEST(CliFlagsTest, HelpListsTheCommandsAndExitsZero) {
             "usage: kiln COMMAND ARGUMENTS [FLAGS]\n\n"
             "commands:\n"
             "  check FILE                load and verify a graph file, and summarize it\n"
-            "  eval FILE                 run the CPU reference interpreter on seeded random inputs\n"
+            "  eval FILE                 run the CPU reference interpreter on seeded random or .npy inputs\n"
             "  workload NAME DTYPE DIMS  write a bundled workload as a graph file\n"
             "  plan FILE                 the fused and unfused plans: kernels, strategies, HBM bytes\n"
             "  emit FILE                 the CUDA source of the plan's kernels, as one translation unit\n"
-            "  run FILE                  compile, run, check and time the plan on the GPU\n\n"
+            "  run FILE                  compile, run, check and time the plan on the GPU\n"
+            "  convert MODEL OUT         write an ONNX model (or a graph file) in kiln's graph format\n\n"
             "`kiln help COMMAND` (or `kiln COMMAND --help`) lists a command's flags; `kiln --version` prints the "
             "versions of kiln, NVRTC and the CUDA driver.\n");
   const CliResult bare = RunKiln({});
@@ -112,13 +113,18 @@ TEST(CliFlagsTest, HelpListsTheCommandsAndExitsZero) {
 
 TEST(CliFlagsTest, CommandHelpIsTheSameEveryWayAsked) {
   const std::string expected =
-      "usage: kiln eval FILE [--seed=N] [--scale-down]\n\n"
+      "usage: kiln eval FILE [--seed=N] [--inputs=NAME=FILE.npy,...] [--save-outputs=DIR] [--scale-down]\n\n"
       "Evaluates FILE with the CPU reference interpreter (in double, rounding each node to its dtype) on\n"
-      "seeded random inputs and summarizes every output. Tensors over 2^26 elements are refused unless\n"
-      "--scale-down cuts the graph first.\n\n"
+      "seeded random inputs, or the NumPy files --inputs names, and summarizes every output (--save-outputs\n"
+      "also writes each as .npy). Tensors over 2^26 elements are refused unless --scale-down cuts the graph\n"
+      "first.\n\n"
       "flags:\n"
-      "  --seed=N      seed of the random inputs; input i gets seed N + i (default 1)\n"
-      "  --scale-down  cut every dim to at most 256 first, so that big graphs evaluate in moments\n";
+      "  --seed=N                    seed of the random inputs; input i gets seed N + i (default 1)\n"
+      "  --inputs=NAME=FILE.npy,...  graph inputs from NumPy files; inputs not named are seeded random\n"
+      "  --save-outputs=DIR          write every output to DIR as <name>.npy\n"
+      "  --scale-down                cut every dim to at most 256 first, so that big graphs evaluate in moments\n\n"
+      "not together:\n"
+      "  --scale-down and --inputs: scaling down changes the input shapes\n";
   for (const std::vector<std::string>& args : {std::vector<std::string>{"help", "eval"},
                                                {"eval", "--help"},
                                                {"eval", "-h"},
@@ -168,7 +174,7 @@ TEST(CliFlagsTest, EveryFlagHasOneSpellingEverywhere) {
   for (const char* old : {"--save_io", "--scale_down", "--nocheck", "--noclusters", "--check=false", "--matmul_tile"}) {
     EXPECT_FALSE(absl::StrContains(readme, old)) << old;
   }
-  EXPECT_EQ(names.size(), 21u);
+  EXPECT_EQ(names.size(), 23u);
 }
 
 TEST(CliFlagsTest, ADumpFolderMayComeFromTheEnvironment) {

@@ -40,7 +40,38 @@ TEST_F(CliTest, CheckSummarizesABundledGraph) {
                                "  constant: 4\n"
                                "  tanh: 1\n"
                                "  add: 2\n"
-                               "  mul: 6\n");
+                               "  mul: 6\n"
+                               "parameters: 0 in 0 tensor constants (0 bytes)\n");
+}
+
+TEST_F(CliTest, CheckListsNodesDroppedFromThePlan) {
+  const std::string path = Write("dead.textproto", R"pb(
+    format_version: 1
+    node { name: "x" op: "input" dtype: F32 shape: [4, 4] }
+    node { name: "dead" op: "transpose" operand: "x" perm: [1, 0] }
+    node { name: "y" op: "neg" operand: "x" }
+    output: "y"
+  )pb");
+  CliResult result = RunKiln({"check", path});
+  EXPECT_EQ(result.status, 0);
+  EXPECT_EQ(result.out, path + ": valid, 3 nodes\n"
+                               "inputs:\n"
+                               "  x: f32[4,4]\n"
+                               "outputs:\n"
+                               "  y: f32[4,4]\n"
+                               "ops:\n"
+                               "  input: 1\n"
+                               "  neg: 1\n"
+                               "  transpose: 1\n"
+                               "parameters: 0 in 0 tensor constants (0 bytes)\n"
+                               "unused, dropped from the plan (no output depends on them):\n"
+                               "  dead: f32[4,4] (transpose)\n");
+  std::string many = "format_version: 1\nnode { name: \"x\" op: \"input\" dtype: F32 shape: [4] }\n";
+  for (int i = 0; i < 25; ++i) absl::StrAppend(&many, "node { name: \"d", i, "\" op: \"exp\" operand: \"x\" }\n");
+  many += "output: \"x\"\n";
+  result = RunKiln({"check", Write("many.textproto", many)});
+  EXPECT_EQ(result.status, 0);
+  EXPECT_TRUE(absl::StrContains(result.out, "  d19: f32[4] (exp)\n  ... and 5 more\n")) << result.out;
 }
 
 TEST_F(CliTest, CheckReportsABadFileOnOneLine) {
@@ -77,6 +108,23 @@ TEST_F(CliTest, EvalRefusesHugeGraphsWithoutScaleDown) {
   EXPECT_EQ(result.err,
             "kiln: node \"x\" (input) holds 268435456 elements, more than the 67108864 the CPU "
             "reference evaluates quickly; rerun with --scale-down\n");
+}
+
+// Scaling down caps each dim at 256, which at rank 8 is still 2^64 elements:
+// such a graph is refused rather than allocated.
+TEST_F(CliTest, EvalRefusesGraphsStillHugeAfterScalingDown) {
+  const std::string path = Write("rank8.textproto", R"pb(
+    format_version: 1
+    node { name: "x" op: "input" dtype: F32 shape: [64, 64, 64, 64, 64, 64, 64, 64] }
+    node { name: "y" op: "exp" operand: "x" }
+    output: "y"
+  )pb");
+  CliResult result = RunKiln({"eval", "--scale-down", path});
+  EXPECT_EQ(result.status, kExitFailure);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err,
+            "kiln: node \"x\" (input) holds 281474976710656 elements after scaling down, more than the "
+            "67108864 the CPU reference evaluates quickly\n");
 }
 
 // The printed statistics, recomputed here from the reference interpreter.

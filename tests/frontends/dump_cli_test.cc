@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "codegen/device_library.h"
+#include "fusion/device_limits.h"
 #include "frontends/graph_file.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -64,7 +65,7 @@ TEST_F(DumpCliTest, PlanDumpHoldsEverythingThePlanDecided) {
   EXPECT_EQ(ReadTextFile(dir / "kernels" / "kiln_device_library.cuh"), DeviceLibrarySource());
   const std::string whole = absl::StrReplaceAll(
       kernel, {{"#include \"kiln_device_library.cuh\"", std::string(DeviceLibrarySource())}});
-  absl::StatusOr<std::string> cubin = CompileToCubin({whole, "dumped"}, "sm_90");
+  absl::StatusOr<std::string> cubin = CompileToCubin({whole, "dumped"}, DeviceLimits{}.Arch());
   EXPECT_TRUE(cubin.ok()) << cubin.status();
 }
 

@@ -84,14 +84,14 @@ TEST_F(GraphFileTest, UnknownExtensionsAreRefused) {
   WriteFile(json, "{}");
   const std::string message = json +
       ": unknown graph file extension \".json\" (use .textproto, .pbtxt or .txtpb for text, .pb or "
-      ".binpb for binary)";
+      ".binpb for binary, .onnx for an ONNX model)";
   EXPECT_EQ(LoadGraphFile(json).status().message(), message);
   EXPECT_EQ(SaveGraphFile(graph_, json).message(), message);
   EXPECT_EQ(ReadFile(json), "{}");
   EXPECT_EQ(LoadGraphFile(Path("graph")).status().message(),
             Path("graph") +
                 ": unknown graph file extension \"\" (use .textproto, .pbtxt or .txtpb for text, .pb or "
-                ".binpb for binary)");
+                ".binpb for binary, .onnx for an ONNX model)");
 }
 
 TEST_F(GraphFileTest, MissingFileIsNotFound) {

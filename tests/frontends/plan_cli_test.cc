@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "fusion/device_limits.h"
 #include "fusion/plan_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -82,17 +83,19 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   EXPECT_THAT(looped.out, HasSubstr("fused:   1 kernel, 805,306,368 bytes"));  // x read twice
 
   Output tile = Kiln("plan --explain --matmul-tile=128x128x64:4:16 " + Bundled("matmul_relu_8192x8192x8192_bf16"));
-  EXPECT_THAT(tile.out, HasSubstr("f0_matmul: tensor cores, 128x128x64 tiles, 4 stages over 2 ops\n"
-                                  "  why: bf16 on tensor cores (mma.sync, fp32 accumulators); 128x128 tiles as "
-                                  "asked (--matmul-tile): 4096 tiles, 31.03 per SM\n"));
+  EXPECT_THAT(tile.out, HasSubstr("f0_matmul: wgmma, 128x128x64 tiles, 4 stages, --matmul-tile over 2 ops\n"
+                                  "  why: bf16 on tensor cores (wgmma + TMA, producer and consumer warpgroups, "
+                                  "persistent grid, fp32 accumulators); 128x128 tiles: 4096 tiles, 31.03 waves of "
+                                  "132 SMs (--matmul-tile)\n"));
   for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
            {"128x256", "--matmul-tile=128x256 is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"},
-           {"96x128x32:3", "--matmul-tile=96x128x32:3: matmul tile 96x128x32 with 3 stages: block sides must be "
-                           "64, 128 or 256, and not both 256"},
-           {"128x256x16:3", "--matmul-tile=128x256x16:3: matmul tile 128x256x16 with 3 stages: K step must be 32 "
-                            "or 64"},
-           {"128x256x64:5", "--matmul-tile=128x256x64:5: matmul tile 128x256x64 with 5 stages needs 245760 bytes "
-                            "of shared memory; a block may have 232448"},
+           {"96x128x64:3", "--matmul-tile=96x128x64:3:16 cannot run kernel f0_matmul (wgmma): matmul tile "
+                           "96x128x64 with 3 stages: wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or "
+                           "128)"},
+           {"128x256x32:3", "--matmul-tile=128x256x32:3:16 cannot run kernel f0_matmul (wgmma): matmul tile "
+                            "128x256x32 with 3 stages: the wgmma K step is 64 (one 128-byte swizzle row)"},
+           {"128x256x64:4", "--matmul-tile=128x256x64:4:16 cannot run kernel f0_matmul (wgmma): matmul tile "
+                            "128x256x64 with 4 stages needs 263232 bytes of shared memory; a block may have 232448"},
        }) {
     Output rejected = Kiln("plan --matmul-tile=" + flag + " " + Bundled("matmul_relu_8192x8192x8192_bf16"));
     EXPECT_EQ(rejected.status, 2) << flag;
@@ -163,17 +166,18 @@ TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
       const Output result = Kiln(absl::StrCat("emit", mode, " ", Bundled(graph)));
       ASSERT_EQ(result.status, 0) << result.err;
       EXPECT_THAT(result.out, HasSubstr("// ---- kernel "));
-      absl::StatusOr<std::string> cubin = CompileToCubin({result.out, graph}, "sm_90");
+      absl::StatusOr<std::string> cubin = CompileToCubin({result.out, graph}, DeviceLimits{}.Arch());
       EXPECT_TRUE(cubin.ok()) << cubin.status();
     }
   }
   const Output matmul = Kiln("emit " + Bundled("matmul_relu_8192x8192x8192_bf16"));
-  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, tensor cores, 128x128x32 tiles, 4 stages\n"
-                                    "// launch: grid 4096, block 128, cluster 1, dynamic shared memory 65,536 bytes\n"
+  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, wgmma, 128x256x64 tiles, 3 stages\n"
+                                    "// launch: grid 132, block 384, cluster 1, dynamic shared memory 214,064 bytes\n"
                                     "// parameters:\n"
-                                    "//   in0   a  bf16[8192,8192]  graph input\n"
-                                    "//   in1   b  bf16[8192,8192]  graph input\n"
-                                    "//   out0  y  bf16[8192,8192]  graph output\n"));
+                                    "//   map0  a  bf16[8192,8192]  TMA descriptor of its memory, read; graph input\n"
+                                    "//   map1  b  bf16[8192,8192]  TMA descriptor of its memory, read; graph input\n"
+                                    "//   map2  y  bf16[8192,8192]  TMA descriptor of its memory, written; "
+                                    "graph output\n"));
 }
 
 TEST_F(PlanCliTest, RunWithoutAGpuSaysSoOnOneLine) {

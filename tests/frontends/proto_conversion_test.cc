@@ -111,10 +111,14 @@ TEST(ProtoConversionTest, FieldsAnOpDoesNotUseAreRefused) {
   EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" perm: 0 })pb")),
             "node \"y\" (exp): perm is only for transpose");
   EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" shape: 16 })pb")),
-            "node \"y\" (exp): a shape is only given for inputs and reshapes");
+            "node \"y\" (exp): a shape is only given for inputs, constants, reshapes and slices");
   EXPECT_EQ(
       Message(ParseGraphText(head + R"pb(node { name: "y" op: "constant" dtype: F32 shape: 1 })pb")),
-      "node \"y\" (constant): a constant is a scalar; its shape must be []");
+      "node \"y\" (constant): a scalar constant has shape []; a constant of shape [1] needs its data");
+  EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" data: "ab" })pb")),
+            "node \"y\" (exp): data is only for constants");
+  EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" steps: 1 })pb")),
+            "node \"y\" (exp): starts and steps are only for slices");
 }
 
 TEST(ProtoConversionTest, UnknownDTypeNumberInBinary) {

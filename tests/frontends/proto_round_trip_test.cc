@@ -35,6 +35,10 @@ void ExpectSameGraph(const Graph& actual, const Graph& expected) {
     EXPECT_EQ(a.axes, e.axes);
     EXPECT_EQ(a.keepdims, e.keepdims);
     EXPECT_EQ(a.perm, e.perm);
+    EXPECT_EQ(a.starts, e.starts);
+    EXPECT_EQ(a.steps, e.steps);
+    ASSERT_EQ(a.data == nullptr, e.data == nullptr);
+    if (a.data != nullptr) EXPECT_EQ(*a.data, *e.data);
   }
   EXPECT_EQ(actual.outputs(), expected.outputs());
 }
@@ -103,7 +107,9 @@ absl::StatusOr<Graph> AllOpsGraph() {
   Value col_mean = ReduceMean(s, {0}, /*keepdims=*/true);
   Value product = Matmul(s + col_mean, w);
   Value t = Transpose(Reshape(product, {2, 6}), {1, 0});
-  Value half = Cast(t, DType::kF16) + b.Constant(-0.0, DType::kF16);
+  Value window = Slice(t, {1, 0}, {2, 0}, {3, 2});
+  Value half = Cast(window, DType::kF16) + b.Constant(-0.0, DType::kF16) +
+               b.Constant(RandomTensor(DType::kF16, {3, 2}, 5));
   Value brain = Cast(row_max, DType::kBF16) * b.Constant(0.1, DType::kBF16);
   return b.Build({half.Named("half"), row_sum.Named("row_sum"), all_min.Named("all_min"),
                   brain.Named("brain")});
@@ -134,6 +140,33 @@ TEST(ProtoRoundTripTest, ConstantsOfEveryKindKeepTheirExactValue) {
   EXPECT_NE(text.find("value: 16777217 }"), std::string::npos) << text;
   EXPECT_NE(text.find("value: -inf }"), std::string::npos) << text;
   EXPECT_NE(text.find("value: nan }"), std::string::npos) << text;
+}
+
+TEST(ProtoRoundTripTest, TensorConstantsKeepTheirBytesInEveryDType) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {2, 3});
+  Value f = x + b.Constant(HostTensor{.dtype = DType::kF32, .shape = {3}, .data = {1, -0.0, std::nan("")}});
+  Value h = Cast(x, DType::kF16) * b.Constant(RandomTensor(DType::kF16, {2, 1}, 1));
+  Value g = Cast(x, DType::kBF16) - b.Constant(RandomTensor(DType::kBF16, {2, 3}, 2));
+  Value i = Cast(x, DType::kI32) + b.Constant(RandomTensor(DType::kI32, {1, 3}, 3));
+  Value mask = b.Constant(HostTensor{.dtype = DType::kBool, .shape = {2, 3}, .data = {1, 0, 0, 1, 1, 0}});
+  Value y = Select(mask, f, x);
+  absl::StatusOr<Graph> graph = b.Build({y.Named("y"), h.Named("h"), g.Named("g"), i.Named("i")});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ExpectRoundTrips(*graph);
+  EXPECT_EQ(ToProto(*graph).format_version(), 2u);
+  const std::string text = SerializeGraphText(*graph);
+  EXPECT_NE(text.find("op: \"constant\" dtype: F32 shape: [3] data: \"\\000\\000\\200?\\000\\000\\000\\200"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("dtype: BOOL shape: [2, 3] data: \"\\001\\000\\000\\001\\001\\000\""), std::string::npos)
+      << text;
+}
+
+TEST(ProtoRoundTripTest, VersionOneIsWrittenWhenNothingNeedsVersionTwo) {
+  absl::StatusOr<Graph> graph = BuildWorkload("gelu_naive", DType::kF32, {4, 4});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  EXPECT_EQ(ToProto(*graph).format_version(), 1u);
 }
 
 TEST(ProtoRoundTripTest, TextLayoutIsOneLinePerNode) {

@@ -4,7 +4,7 @@
 
 #include "frontends/builder.h"
 #include "gtest/gtest.h"
-#include "runtime/host_transfer.h"
+#include "graph/tensor_bytes.h"
 #include "tests/frontends/cli_test_util.h"
 
 namespace kiln {

@@ -146,14 +146,16 @@ TEST(WorkloadsTest, BuildWorkloadByName) {
 
 TEST(WorkloadsTest, BuildWorkloadErrors) {
   ExpectInvalid(BuildWorkload("softmax", DType::kF32, {4, 8}).status(),
-                "unknown workload \"softmax\" (expected gelu_naive, softmax_naive, row_sum or "
-                "matmul_relu)");
+                "unknown workload \"softmax\" (expected gelu_naive, softmax_naive, row_sum, "
+                "matmul_relu or matmul_bias_gelu)");
   ExpectInvalid(BuildWorkload("gemm", DType::kF32, {4, 8, 16}).status(),
-                "unknown workload \"gemm\" (expected gelu_naive, softmax_naive, row_sum or "
-                "matmul_relu)");
+                "unknown workload \"gemm\" (expected gelu_naive, softmax_naive, row_sum, "
+                "matmul_relu or matmul_bias_gelu)");
   ExpectInvalid(BuildWorkload("a\"b", DType::kF32, {4}).status(),
-                "unknown workload \"a\\\"b\" (expected gelu_naive, softmax_naive, row_sum or "
-                "matmul_relu)");
+                "unknown workload \"a\\\"b\" (expected gelu_naive, softmax_naive, row_sum, "
+                "matmul_relu or matmul_bias_gelu)");
+  ExpectInvalid(BuildWorkload("matmul_bias_gelu", DType::kF32, {4, 8}).status(),
+                "workload matmul_bias_gelu takes 3 dims, got [4,8]");
   ExpectInvalid(BuildWorkload("softmax_naive", DType::kF32, {4}).status(),
                 "workload softmax_naive takes 2 dims, got [4]");
   ExpectInvalid(BuildWorkload("row_sum", DType::kF32, {4, 8, 2}).status(),
@@ -171,8 +173,8 @@ TEST(WorkloadsTest, BuildWorkloadErrors) {
   ExpectInvalid(BuildWorkload("gelu_naive", DType::kI32, {4}).status(),
                 "node \"constant_3\" (constant): value 0.044715 is not a valid i32");
   ExpectInvalid(BuildWorkload("softmax_naive", DType::kI32, {4, 8}).status(),
-                "node \"exp_3\" (exp): operand 0 (\"d\") has dtype i32, which this op does not "
-                "accept");
+                "node \"reduce_max_1\" (reduce_max): operand 0 (\"x\") has dtype i32, which this op does "
+                "not accept");
 }
 
 }  // namespace

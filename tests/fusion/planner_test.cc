@@ -5,8 +5,10 @@
 
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
+#include "fusion/matmul_schedule.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/expect_status.h"
 
 namespace kiln {
 namespace {
@@ -164,44 +166,63 @@ TEST(PlannerTest, MatmulReluFusesTheEpilogue) {
 
 TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   const Kernel big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0];
-  EXPECT_TRUE(big.matmul.tensor_cores);
-  EXPECT_EQ(big.matmul.block_m, 128);
-  EXPECT_EQ(big.matmul.block_n, 128);
-  EXPECT_EQ(big.matmul.threads, 128);
-  EXPECT_EQ(big.matmul.tiles, 4096);
-  EXPECT_EQ(big.matmul.shared_bytes, 4 * (128 * 32 + 32 * 128) * 2);
-  EXPECT_TRUE(big.matmul.vector_copies);
-  EXPECT_EQ(big.Strategy(), "tensor cores, 128x128x32 tiles, 4 stages");
+  EXPECT_EQ(big.matmul.tier, MatmulTier::kWgmma);
+  EXPECT_EQ(big.matmul.config, (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8}));
+  EXPECT_EQ(big.matmul.threads, 384);
+  EXPECT_EQ(big.matmul.tiles, 2048);
+  EXPECT_EQ(big.matmul.grid, 132);
+  EXPECT_EQ(big.matmul.staging_element_bytes, 2);
+  // Three stages of 128x64 A and 64x256 B, a 128x256 bf16 staging tile, six
+  // barriers and the alignment slack.
+  EXPECT_EQ(big.matmul.shared_bytes, 3 * (128 + 256) * 64 * 2 + 128 * 256 * 2 + 6 * 8 + 1024);
+  EXPECT_EQ(big.Strategy(), "wgmma, 128x256x64 tiles, 3 stages");
   EXPECT_EQ(big.matmul.reason,
-            "bf16 on tensor cores (mma.sync, fp32 accumulators); 128x128 tiles: 4096 tiles, 15.52 waves of 132 "
-            "SMs x 2 blocks, the least estimated time of the tiles that fill the SMs");
+            "bf16 on tensor cores (wgmma + TMA, producer and consumer warpgroups, persistent grid, fp32 "
+            "accumulators); 128x256 tiles: 2048 tiles, 15.52 waves of 132 SMs, the least estimated time of the tiles "
+            "that fill the SMs");
 
-  // One tile of 128x256 would leave 131 SMs idle; the smallest tile wins.
+  // One 128x256 tile would leave 131 SMs idle; the smallest tile wins.
   const Kernel small = PlanBoth(*MatmulRelu(DType::kF16, 64, 64, 4096)).fused.kernels[0];
-  EXPECT_EQ(small.matmul.block_m, 64);
-  EXPECT_EQ(small.matmul.block_n, 64);
-  EXPECT_EQ(small.matmul.threads, 128);
-  EXPECT_THAT(small.matmul.reason, HasSubstr("too few to fill the SMs with any tile, so the smallest tile"));
+  EXPECT_EQ(small.matmul.config.block_m, 128);
+  EXPECT_EQ(small.matmul.config.block_n, 64);
+  EXPECT_EQ(small.matmul.config.stages, 8);
+  EXPECT_THAT(small.matmul.reason, HasSubstr("too few to fill the SMs with any tile, so the one of least latency"));
+  // M = 128 with long K: 128x64 tiles give 128 of the 132 SMs a tile.
+  const Kernel skinny = PlanBoth(*MatmulRelu(DType::kBF16, 128, 8192, 8192)).fused.kernels[0];
+  EXPECT_EQ(skinny.matmul.config.block_n, 64);
+  EXPECT_EQ(skinny.matmul.tiles, 128);
 
-  DeviceLimits small_shared;
-  small_shared.shared_bytes_per_block = 48 * 1024;
-  const Kernel fewer_stages = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), small_shared).fused.kernels[0];
-  EXPECT_EQ(fewer_stages.matmul.stages, 3);
+  // Before Hopper there is no wgmma: mma.sync, two blocks per SM.
+  DeviceLimits ampere;
+  ampere.compute_capability = 80;
+  ampere.sm_count = 108;
+  const Kernel old = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), ampere).fused.kernels[0];
+  EXPECT_EQ(old.matmul.tier, MatmulTier::kMmaSync);
+  EXPECT_EQ(old.matmul.config, (MatmulConfig{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 16}));
+  EXPECT_EQ(old.matmul.threads, 128);
+  EXPECT_EQ(old.matmul.grid, 4096);
+  EXPECT_EQ(old.matmul.shared_bytes, 4 * (128 * 32 + 32 * 128) * 2);
+  EXPECT_EQ(old.Strategy(), "mma.sync, 128x128x32 tiles, 4 stages");
+  EXPECT_EQ(old.matmul.reason,
+            "bf16 on tensor cores (mma.sync, fp32 accumulators), not wgmma: it needs compute capability 9.0 "
+            "(sm_90a); the device has 8.0; 128x128 tiles: 4096 tiles, 18.96 waves of 108 SMs x 2 blocks, the least "
+            "estimated time of the tiles that fill the SMs");
+  ampere.shared_bytes_per_block = 48 * 1024;
+  const Kernel fewer_stages = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), ampere).fused.kernels[0];
+  EXPECT_EQ(fewer_stages.matmul.config.stages, 3);
   EXPECT_EQ(fewer_stages.matmul.shared_bytes, 3 * (128 * 32 + 32 * 128) * 2);
 
   const Kernel f32 = PlanBoth(*MatmulRelu(DType::kF32, 4096, 4096, 4096)).fused.kernels[0];
-  EXPECT_FALSE(f32.matmul.tensor_cores);
-  EXPECT_EQ(f32.Strategy(), "CUDA cores, 128x128x8 tiles, 2 stages");
+  EXPECT_EQ(f32.matmul.tier, MatmulTier::kFfma);
+  EXPECT_EQ(f32.Strategy(), "FFMA, 128x128x8 tiles, 2 stages");
   EXPECT_THAT(f32.matmul.reason, HasSubstr("exact fp32 rather than tf32"));
-  DeviceLimits tile_asked;
-  tile_asked.matmul_tile = MatmulTile{};
-  const Kernel f32_asked = PlanBoth(*MatmulRelu(DType::kF32, 256, 256, 256), tile_asked).fused.kernels[0];
-  EXPECT_EQ(f32_asked.matmul.block_k, 8);
-  EXPECT_THAT(f32_asked.matmul.reason, HasSubstr("(--matmul-tile applies to f16/bf16 only)"));
 
-  // Rows of 20 bf16 (40 bytes) do not start on 16-byte boundaries.
+  // Rows of 20 bf16 (40 bytes) are not 16-byte aligned: TMA cannot read them.
   const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
+  EXPECT_EQ(odd.matmul.tier, MatmulTier::kMmaSync);
   EXPECT_FALSE(odd.matmul.vector_copies);
+  EXPECT_THAT(odd.matmul.reason, HasSubstr("not wgmma: TMA cannot read A: its rows of 20 elements are not a multiple "
+                                           "of 16 bytes"));
   EXPECT_THAT(odd.matmul.reason,
               HasSubstr("K=20 or N=64 is not a multiple of 8, so tiles are copied element by element"));
 
@@ -213,8 +234,115 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   EXPECT_EQ(batched.matmul.m, 200);
   EXPECT_EQ(batched.matmul.n, 72);
   EXPECT_EQ(batched.matmul.k, 64);
-  EXPECT_EQ(batched.matmul.tiles, 3 * ((200 + batched.matmul.block_m - 1) / batched.matmul.block_m) *
-                                      ((72 + batched.matmul.block_n - 1) / batched.matmul.block_n));
+  EXPECT_EQ(batched.matmul.tiles, 3 * ((200 + batched.matmul.config.block_m - 1) / batched.matmul.config.block_m) *
+                                      ((72 + batched.matmul.config.block_n - 1) / batched.matmul.config.block_n));
+}
+
+TEST(PlannerTest, MatmulBatchesBroadcastOrFoldIntoRows) {
+  // [4,16,S,D] x [D,N]: B has no batch, so the batches are one taller product.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {4, 16, 256, 64});
+  Value w = b.Input("w", DType::kBF16, {64, 128});
+  const Kernel folded = PlanBoth(*b.Build({Matmul(x, w)})).fused.kernels[0];
+  EXPECT_EQ(folded.matmul.batch, 1);
+  EXPECT_EQ(folded.matmul.m, 4 * 16 * 256);
+  EXPECT_TRUE(folded.matmul.batch_dims.empty());
+  EXPECT_THAT(folded.matmul.reason, HasSubstr("batch [4,16] folded into M (B has none): 16384 rows"));
+
+  // [2,1,M,K] x [3,K,N]: A broadcasts over the 3, B over the 2.
+  GraphBuilder c;
+  Value p = c.Input("p", DType::kBF16, {2, 1, 40, 64});
+  Value q = c.Input("q", DType::kBF16, {3, 64, 48});
+  const Kernel broadcast = PlanBoth(*c.Build({Matmul(p, q)})).fused.kernels[0];
+  EXPECT_EQ(broadcast.matmul.batch, 6);
+  EXPECT_EQ(broadcast.matmul.batch_dims, (Dims{2, 3}));
+  EXPECT_EQ(broadcast.matmul.a.batch_dims, (Dims{2, 1}));
+  EXPECT_EQ(broadcast.matmul.b.batch_dims, (Dims{1, 3}));
+  EXPECT_EQ(broadcast.traffic.bytes_read, (2 * 40 * 64 + 3 * 64 * 48) * 2);
+}
+
+TEST(PlannerTest, TransposedMatmulOperandsAreLayoutsNotKernels) {
+  // x·Wᵀ as a Linear layer writes it, and Q·Kᵀ over heads.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {512, 256});
+  Value weight = b.Input("weight", DType::kBF16, {1024, 256});
+  Value y = Relu(Matmul(x, Transpose(weight, {1, 0}).Named("wt"))).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plans plans = PlanBoth(graph);
+  ASSERT_EQ(plans.fused.kernels.size(), 1u);
+  const Kernel& k = plans.fused.kernels[0];
+  EXPECT_THAT(NodeNames(graph, k.inputs), ElementsAre("x", "weight"));
+  EXPECT_TRUE(k.matmul.b.transposed);
+  EXPECT_FALSE(k.matmul.a.transposed);
+  EXPECT_EQ(graph.node(k.matmul.b.node).name, "weight");
+  EXPECT_THAT(k.matmul.reason,
+              HasSubstr("B is read column-major from \"weight\" (the transpose is its layout, not a kernel)"));
+  ASSERT_EQ(plans.fused.layout_folds.size(), 1u);
+  EXPECT_EQ(graph.node(plans.fused.layout_folds[0].transpose).name, "wt");
+  EXPECT_EQ(plans.fused.layout_folds[0].operand, 1);
+  EXPECT_EQ(plans.fused.total.bytes(), (512 * 256 + 1024 * 256 + 512 * 1024) * 2);
+  EXPECT_TRUE(plans.fused.boundaries.empty());
+  // The unfused baseline keeps the transpose as a kernel of its own.
+  EXPECT_EQ(plans.unfused.kernels.size(), 3u);
+
+  GraphBuilder h;
+  Value q = h.Input("q", DType::kF16, {2, 8, 128, 64});
+  Value key = h.Input("key", DType::kF16, {2, 8, 128, 64});
+  const Graph heads = *h.Build({Matmul(q, Transpose(key, {0, 1, 3, 2}))});
+  const Plan plan = *PlanFusion(heads, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_TRUE(plan.kernels[0].matmul.b.transposed);
+  EXPECT_EQ(plan.kernels[0].matmul.batch, 16);
+}
+
+TEST(PlannerTest, TransposesThatCannotBeLayoutsStayKernels) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {64, 64});
+  Value w = b.Input("w", DType::kBF16, {64, 64});
+  Value wt = Transpose(w, {1, 0}).Named("wt");
+  // Also read elementwise: the transpose must be materialized.
+  Value y = (Matmul(x, wt) + wt).Named("y");
+  const Plan used_twice = *PlanFusion(*b.Build({y}), DeviceLimits{});
+  EXPECT_EQ(used_twice.kernels.size(), 2u);
+  EXPECT_TRUE(used_twice.layout_folds.empty());
+
+  // f32 runs on CUDA cores, which read row-major operands only.
+  GraphBuilder f;
+  Value a = f.Input("a", DType::kF32, {64, 32});
+  Value c = f.Input("c", DType::kF32, {48, 32});
+  const Plan f32 = *PlanFusion(*f.Build({Matmul(a, Transpose(c, {1, 0}))}), DeviceLimits{});
+  EXPECT_EQ(f32.kernels.size(), 2u);
+  EXPECT_EQ(f32.kernels[0].kind, KernelKind::kTranspose);
+
+  // Column-major B of K=20 rows: TMA cannot read rows of 40 bytes.
+  GraphBuilder o;
+  Value p = o.Input("p", DType::kBF16, {64, 20});
+  Value r = o.Input("r", DType::kBF16, {48, 20});
+  const Plan odd = *PlanFusion(*o.Build({Matmul(p, Transpose(r, {1, 0}))}), DeviceLimits{});
+  EXPECT_EQ(odd.kernels.size(), 2u);
+  EXPECT_EQ(odd.kernels[1].matmul.tier, MatmulTier::kMmaSync);
+}
+
+TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
+  Plan plan = *PlanFusion(*MatmulRelu(DType::kBF16, 1024, 1024, 1024), DeviceLimits{});
+  const MatmulConfig wide{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 3, .group_m = 16};
+  ASSERT_TRUE(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, plan).ok());
+  EXPECT_EQ(plan.kernels[0].matmul.config, wide);
+  EXPECT_EQ(plan.kernels[0].Strategy(), "wgmma, 256x128x64 tiles, 3 stages, --matmul-tile");
+  EXPECT_THAT(plan.kernels[0].matmul.reason, HasSubstr("(--matmul-tile)"));
+  const MatmulConfig mma_sync_tile{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4};
+  ExpectInvalid(OverrideMatmulConfigs(mma_sync_tile, "--matmul-tile", DeviceLimits{}, plan),
+                "--matmul-tile=128x128x32:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x128x32 with 4 "
+                "stages: the wgmma K step is 64 (one 128-byte swizzle row)");
+  const MatmulConfig too_deep{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4};
+  ExpectInvalid(OverrideMatmulConfigs(too_deep, "--matmul-tile", DeviceLimits{}, plan),
+                "--matmul-tile=128x256x64:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x256x64 with 4 "
+                "stages needs 263232 bytes of shared memory; a block may have 232448");
+  // The f32 kernel has one fixed tile and says so.
+  Plan f32 = *PlanFusion(*MatmulRelu(DType::kF32, 256, 256, 256), DeviceLimits{});
+  ASSERT_TRUE(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32).ok());
+  EXPECT_EQ(f32.kernels[0].matmul.config.block_k, 8);
+  EXPECT_THAT(f32.kernels[0].matmul.reason, HasSubstr("(--matmul-tile applies to f16/bf16 only)"));
 }
 
 TEST(PlannerTest, DiamondIsOneKernel) {

@@ -141,9 +141,9 @@ TEST_F(InferTest, Reductions) {
       Add({.name = "all", .op = OpKind::kReduceMean, .operands = {x}, .axes = {0, 1, 2}});
   EXPECT_THAT(all.shape, ElementsAre());
   EXPECT_EQ(all.dtype, DType::kF32);
-  NodeId n = Input("n", DType::kI32, {5});
-  const Node& imin = Add({.name = "imin", .op = OpKind::kReduceMin, .operands = {n}, .axes = {0}});
-  EXPECT_EQ(imin.dtype, DType::kI32);
+  NodeId h = Input("h", DType::kF16, {5});
+  const Node& hmin = Add({.name = "hmin", .op = OpKind::kReduceMin, .operands = {h}, .axes = {0}});
+  EXPECT_EQ(hmin.dtype, DType::kF16);
 }
 
 TEST_F(InferTest, MatmulReshapeTranspose) {
@@ -206,7 +206,7 @@ TEST_F(InferTest, OperandAndAttributeErrors) {
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .perm = {1, 0}}),
                 "node \"y\" (exp): perm is only for transpose");
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .shape = {6}}),
-                "node \"y\" (exp): a shape is only given for inputs and reshapes");
+                "node \"y\" (exp): a shape is only given for inputs, constants, reshapes and slices");
 }
 
 TEST_F(InferTest, ShapeErrors) {
@@ -220,11 +220,32 @@ TEST_F(InferTest, ShapeErrors) {
   ExpectInvalid(Error({.name = "x", .op = OpKind::kInput, .shape = {1, 1, 1, 1, 1, 1, 1, 1, 1}}),
                 "node \"x\" (input): rank 9 exceeds the maximum rank 8");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .shape = {1}, .value = 1}),
-                "node \"c\" (constant): a constant is a scalar; its shape must be []");
+                "node \"c\" (constant): a scalar constant has shape []; a constant of shape [1] needs its data");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .dtype = DType::kI32, .value = 1.5}),
                 "node \"c\" (constant): value 1.5 is not a valid i32");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kConstant, .dtype = DType::kBool, .value = 0.5}),
                 "node \"c\" (constant): value 0.5 is not a valid bool");
+}
+
+// Inferred shapes obey the limits input shapes do, so no byte count of a
+// valid graph overflows.
+TEST_F(InferTest, InferredShapesAreCheckedLikeInputShapes) {
+  NodeId col = Input("a", DType::kF32, {int64_t{1} << 32, 1});
+  NodeId row = Input("b", DType::kF32, {1, int64_t{1} << 32});
+  ExpectInvalid(Error({.name = "c", .op = OpKind::kAdd, .operands = {col, row}}),
+                "node \"c\" (add): shape [4294967296,4294967296] has more than 2^48 elements");
+  NodeId cond = Input("cond", DType::kBool, {int64_t{1} << 32, 1});
+  ExpectInvalid(Error({.name = "s", .op = OpKind::kSelect, .operands = {cond, row, row}}),
+                "node \"s\" (select): shape [4294967296,4294967296] has more than 2^48 elements");
+  NodeId tall = Input("tall", DType::kF32, {int64_t{1} << 40, 1});
+  NodeId wide = Input("wide", DType::kF32, {1, int64_t{1} << 40});
+  ExpectInvalid(Error({.name = "m", .op = OpKind::kMatmul, .operands = {tall, wide}}),
+                "node \"m\" (matmul): shape [1099511627776,1099511627776] has more than 2^48 elements");
+  // At the limit itself the product is accepted.
+  NodeId limit_col = Input("lc", DType::kF32, {int64_t{1} << 24, 1});
+  NodeId limit_row = Input("lr", DType::kF32, {1, int64_t{1} << 24});
+  EXPECT_THAT(Add({.name = "ok", .op = OpKind::kMul, .operands = {limit_col, limit_row}}).shape,
+              ElementsAre(int64_t{1} << 24, int64_t{1} << 24));
 }
 
 TEST_F(InferTest, DTypeErrors) {
@@ -257,6 +278,12 @@ TEST_F(InferTest, DTypeErrors) {
   ExpectInvalid(Error({.name = "m", .op = OpKind::kReduceMean, .operands = {n}, .axes = {0}}),
                 "node \"m\" (reduce_mean): operand 0 (\"n\") has dtype i32, which this op does not "
                 "accept");
+  // Kernels reduce in f32, which cannot hold every i32 sum exactly.
+  for (OpKind op : {OpKind::kReduceSum, OpKind::kReduceMax, OpKind::kReduceMin}) {
+    ExpectInvalid(Error({.name = "m", .op = op, .operands = {n}, .axes = {0}}),
+                  absl::StrCat("node \"m\" (", OpName(op),
+                               "): operand 0 (\"n\") has dtype i32, which this op does not accept"));
+  }
   ExpectInvalid(Error({.name = "m", .op = OpKind::kReduceSum, .operands = {p}, .axes = {0}}),
                 "node \"m\" (reduce_sum): operand 0 (\"p\") has dtype bool, which this op does not "
                 "accept");
@@ -305,15 +332,25 @@ TEST_F(InferTest, MatmulErrors) {
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a, n}}),
                 "node \"c\" (matmul): operand 1 (\"n\") has dtype i32, which this op does not "
                 "accept");
-  ExpectInvalid(
-      Error({.name = "c", .op = OpKind::kMatmul, .operands = {a, a3}}),
-      "node \"c\" (matmul): operands [2,3] and [2,3,4] must both be rank 2, or both rank 3 "
-      "(batched)");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {v, v}}),
-                "node \"c\" (matmul): operands [3] and [3] must both be rank 2, or both rank 3 "
-                "(batched)");
+                "node \"c\" (matmul): operands [3] and [3] must have rank 2 to 6 ([..., M, K] x [..., K, N])");
+  NodeId r7 = Input("r7", DType::kF32, {1, 1, 1, 1, 1, 3, 4});
+  ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a, r7}}),
+                "node \"c\" (matmul): operands [2,3] and [1,1,1,1,1,3,4] must have rank 2 to 6 ([..., M, K] x "
+                "[..., K, N])");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a3, b3}}),
-                "node \"c\" (matmul): batch dims differ: [2,3,4] x [3,4,5]");
+                "node \"c\" (matmul): batch dims of [2,3,4] and [3,4,5] cannot broadcast");
+}
+
+TEST_F(InferTest, MatmulBroadcastsBatchDims) {
+  NodeId a = Input("a", DType::kBF16, {2, 1, 5, 3});
+  NodeId b = Input("b", DType::kBF16, {4, 3, 7});
+  NodeId w = Input("w", DType::kBF16, {3, 7});
+  NodeId a3 = Input("a3", DType::kBF16, {6, 5, 3});
+  EXPECT_EQ(Add({.name = "c_ab", .op = OpKind::kMatmul, .operands = {a, b}}).shape, (Dims{2, 4, 5, 7}));
+  EXPECT_EQ(Add({.name = "c_a3w", .op = OpKind::kMatmul, .operands = {a3, w}}).shape, (Dims{6, 5, 7}));
+  NodeId m = Input("m", DType::kBF16, {5, 3});
+  EXPECT_EQ(Add({.name = "c_mb", .op = OpKind::kMatmul, .operands = {m, b}}).shape, (Dims{4, 5, 7}));
 }
 
 TEST_F(InferTest, ReshapeAndTransposeErrors) {

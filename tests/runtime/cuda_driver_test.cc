@@ -107,6 +107,7 @@ TEST(CudaDriverTest, BindsEveryEntryPointOfTheStubDriver) {
       reinterpret_cast<const void*>(d.LaunchKernelEx),
       reinterpret_cast<const void*>(d.MemAlloc),
       reinterpret_cast<const void*>(d.MemFree),
+      reinterpret_cast<const void*>(d.MemGetInfo),
       reinterpret_cast<const void*>(d.MemcpyHtoD),
       reinterpret_cast<const void*>(d.MemcpyDtoH),
       reinterpret_cast<const void*>(d.MemsetD8),

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "gmock/gmock.h"
+#include "fusion/device_limits.h"
 #include "gtest/gtest.h"
 #include "runtime/cuda_driver.h"
 #include "tests/runtime/test_kernels.h"
@@ -18,7 +19,7 @@ using ::testing::MatchesRegex;
 using DeviceGpuTest = GpuTest;
 
 TEST(DeviceInfoTest, ArchIsTheRealArchitecture) {
-  EXPECT_EQ((DeviceInfo{.sm_major = 9, .sm_minor = 0}).Arch(), "sm_90");
+  EXPECT_EQ((DeviceInfo{.sm_major = 9, .sm_minor = 0}).Arch(), "sm_90a");
   EXPECT_EQ((DeviceInfo{.sm_major = 12, .sm_minor = 1}).Arch(), "sm_121");
 }
 
@@ -40,7 +41,7 @@ TEST(DeviceTest, OpenFailsCleanlyOrDescribesTheDevice) {
   }
   const DeviceInfo& info = (*device)->info();
   EXPECT_FALSE(info.name.empty());
-  EXPECT_THAT(info.Arch(), MatchesRegex("sm_[0-9]+"));
+  EXPECT_THAT(info.Arch(), MatchesRegex("sm_[0-9]+a?"));
 }
 
 TEST_F(DeviceGpuTest, InfoHoldsPlausibleLimits) {
@@ -55,7 +56,7 @@ TEST_F(DeviceGpuTest, InfoHoldsPlausibleLimits) {
   EXPECT_GE(info.max_threads_per_sm, info.max_threads_per_block);
   EXPECT_GT(info.max_threads_per_block, 0);
   EXPECT_EQ(info.supports_clusters, info.sm_major >= 9);
-  EXPECT_EQ(info.Arch(), "sm_" + std::to_string(info.sm_major) + std::to_string(info.sm_minor));
+  EXPECT_EQ(info.Arch(), CompileArch(info.sm_major, info.sm_minor));
   EXPECT_EQ(device_->ordinal(), 0);
   EXPECT_TRUE(device_->Activate().ok());
   EXPECT_TRUE(device_->Synchronize().ok());

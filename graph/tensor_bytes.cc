@@ -1,4 +1,4 @@
-#include "runtime/host_transfer.h"
+#include "graph/tensor_bytes.h"
 
 #include <cstring>
 

@@ -1,0 +1,118 @@
+// ---- Hopper (sm_90a) building blocks: mbarriers, the bulk tensor copy
+// engine (TMA), wgmma and register reallocation. Only kernels compiled for
+// sm_90a see them: the instructions exist on no other architecture. ----
+// (Host passes of nvcc see the declarations; NVRTC has no host pass.)
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+// The driver's CUtensorMap: 128 opaque bytes, 64-byte aligned. Kernels take
+// it by value as a __grid_constant__ parameter, so the copy engine reads it
+// from parameter memory and no global copy of it is needed.
+struct alignas(64) KilnTensorMap {
+  unsigned long long opaque[16];
+};
+
+// -- mbarriers: a phase completes when its expected arrivals and, for TMA,
+// its expected transaction bytes have all come in. Waiters name the parity of
+// the phase they wait for, so a barrier is reused round after round.
+__device__ __forceinline__ void kiln_mbar_init(unsigned bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+// Barrier initialisation must be visible to the copy engine before any copy
+// names the barrier.
+__device__ __forceinline__ void kiln_mbar_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+__device__ __forceinline__ void kiln_mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+__device__ __forceinline__ void kiln_mbar_arrive(unsigned bar) {
+  asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(bar) : "memory");
+}
+__device__ __forceinline__ bool kiln_mbar_try_wait(unsigned bar, unsigned parity) {
+  unsigned done;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+__device__ __forceinline__ void kiln_mbar_wait(unsigned bar, unsigned parity) {
+  while (!kiln_mbar_try_wait(bar, parity)) {
+  }
+}
+
+// -- TMA: one thread moves a whole box between global and shared memory.
+// Boxes that reach past the tensor's edge read zeros and write nothing there.
+__device__ __forceinline__ void kiln_tma_load_3d(unsigned dst, const KilnTensorMap* map, unsigned bar, int c0,
+                                                 int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
+      "[%2];" ::"r"(dst),
+      "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void kiln_tma_store_3d(const KilnTensorMap* map, unsigned src, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];" ::"l"(map),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void kiln_tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// Waits until the committed stores have read their shared memory, so it may
+// be overwritten (their global writes may still be in flight).
+__device__ __forceinline__ void kiln_tma_store_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+__device__ __forceinline__ void kiln_tma_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void kiln_tma_prefetch_map(const KilnTensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
+}
+// Ordinary stores to shared memory, made visible to the copy engine (the
+// "async proxy") that reads it next.
+__device__ __forceinline__ void kiln_fence_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// -- Named barriers, so one warpgroup can synchronise without the others.
+__device__ __forceinline__ void kiln_named_barrier(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// -- wgmma: a warpgroup (4 warps) multiplies a 64xNx16 slice with A and B read
+// from shared memory through descriptors, accumulating in registers,
+// asynchronously. A descriptor names the start of the operand's tile, the
+// byte strides between its 8-row core-matrix groups, and the 128-byte swizzle
+// TMA wrote it with.
+__device__ __forceinline__ unsigned long long kiln_wgmma_desc(unsigned address, unsigned leading_bytes,
+                                                              unsigned stride_bytes) {
+  return static_cast<unsigned long long>((address & 0x3FFFF) >> 4) |
+         (static_cast<unsigned long long>((leading_bytes & 0x3FFFF) >> 4) << 16) |
+         (static_cast<unsigned long long>((stride_bytes & 0x3FFFF) >> 4) << 32) | (1ull << 62);
+}
+__device__ __forceinline__ void kiln_wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void kiln_wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void kiln_wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(kPending) : "memory");
+}
+// Keeps the compiler from moving reads or writes of accumulators across the
+// asynchronous wgmma that owns them.
+template <int kCount>
+__device__ __forceinline__ void kiln_fence_registers(float (&r)[kCount]) {
+#pragma unroll
+  for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+// -- Register reallocation between warpgroups: the producer gives registers
+// back, the consumers holding accumulators take them.
+template <int kRegisters>
+__device__ __forceinline__ void kiln_release_registers() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+template <int kRegisters>
+__device__ __forceinline__ void kiln_claim_registers() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kRegisters));
+}
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL

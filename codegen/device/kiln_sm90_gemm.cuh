@@ -1,0 +1,249 @@
+// ---- Hopper matmul: a persistent, warp-specialised GEMM on TMA and wgmma ----
+//
+// A block of three warpgroups computes kBM x kBN tiles of C = A·B, one after
+// another, taking every gridDim.x-th tile of the L2-grouped order:
+//   warpgroup 0, the producer: one thread streams K slices of A and B into a
+//     ring of kStages shared-memory stages with TMA; it keeps 40 registers;
+//   warpgroups 1 and 2, the consumers: each multiplies its half of the tile's
+//     rows with wgmma into fp32 accumulators held in registers (it claims 232),
+//     then runs the generated epilogue on them.
+// Two mbarriers per stage hand it back and forth: `full` completes when the
+// stage's bytes have landed, `empty` when both consumers are done reading it.
+//
+// Operands are 16-bit. Each is K-major (K contiguous: a row-major A, a
+// column-major B) or MN-major; wgmma reads either from the 128-byte-swizzled
+// boxes TMA writes. A K slice is 64 elements, one swizzle row:
+//   K-major:  one box of [rows][64 K], rows 128 bytes apart;
+//   MN-major: boxes of [64 K][64 M or N], one per 64 columns, 8 KiB apart.
+// The epilogue stages each output tile in shared memory as boxes of 128-byte
+// swizzled rows and stores it with TMA, which also clips partial tiles.
+// (Host passes of nvcc see the declarations; NVRTC has no host pass.)
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+
+template <long long kM, long long kN, long long kK, int kBatch, int kBM, int kBN, int kStages, bool kAMnMajor,
+          bool kBMnMajor, int kGroupM, int kStagingElementBytes, class Mma, class Batches>
+struct KilnSm90Gemm {
+  static constexpr int kBK = 64;
+  static constexpr int kConsumers = 2;
+  static constexpr int kThreads = 128 * (kConsumers + 1);
+  static constexpr int kWgRows = kBM / kConsumers;  // rows of the tile one consumer owns
+  static constexpr int kSlabs = kWgRows / 64;        // 64-row wgmma slabs per consumer
+  static constexpr int kAccumulators = kBN / 2;      // per slab and thread
+  static constexpr int kBoxBytes = 64 * 64 * 2;
+  static constexpr int kStageBytesA = kBM * kBK * 2;
+  static constexpr int kStageBytesB = kBN * kBK * 2;
+  static constexpr int kKBlocks = static_cast<int>((kK + kBK - 1) / kBK);
+  static constexpr int kTiles =
+      kBatch * static_cast<int>((kM + kBM - 1) / kBM) * static_cast<int>((kN + kBN - 1) / kBN);
+  static constexpr int kStagingBytes = kWgRows * kBN * kStagingElementBytes;  // per consumer
+  // Shared memory: A stages, B stages, one staging tile per consumer, then
+  // the barriers; 1024 bytes of slack let the base be 1024-byte aligned, as
+  // the 128-byte swizzle pattern requires.
+  static constexpr int kOffsetB = kStages * kStageBytesA;
+  static constexpr int kOffsetStaging = kOffsetB + kStages * kStageBytesB;
+  static constexpr int kOffsetBarriers = kOffsetStaging + kConsumers * kStagingBytes;
+  static constexpr int kSharedBytes = kOffsetBarriers + 2 * kStages * 8 + 1024;
+  static_assert(kWgRows == 64 || kWgRows == 128, "a consumer owns 64 or 128 rows");
+  static_assert(kBN % 64 == 0 && kBN <= 256 && kSlabs * kAccumulators <= 128, "tile too wide for the registers");
+
+  static __device__ __forceinline__ unsigned char* aligned(unsigned char* shared) {
+    const unsigned address = kiln_shared_address(shared);
+    return shared + (((address + 1023u) & ~1023u) - address);
+  }
+  static __device__ __forceinline__ unsigned full_barrier(unsigned base, int stage) {
+    return base + kOffsetBarriers + stage * 8;
+  }
+  static __device__ __forceinline__ unsigned empty_barrier(unsigned base, int stage) {
+    return base + kOffsetBarriers + (kStages + stage) * 8;
+  }
+  static __device__ __forceinline__ bool is_producer() { return threadIdx.x < 128; }
+
+  // Every thread of the block calls this once, before the roles split.
+  static __device__ __forceinline__ void init(unsigned base) {
+    if (threadIdx.x == 0) {
+#pragma unroll
+      for (int s = 0; s < kStages; ++s) {
+        kiln_mbar_init(full_barrier(base, s), 1);
+        kiln_mbar_init(empty_barrier(base, s), kConsumers);
+      }
+      kiln_mbar_init_fence();
+    }
+    __syncthreads();
+  }
+
+  static __device__ __forceinline__ KilnTile tile_at(int t) {
+    return kiln_matmul_tile<kM, kN, kBM, kBN, kGroupM>(static_cast<unsigned>(t));
+  }
+
+  // ---- producer ----
+  static __device__ __forceinline__ void produce(unsigned base, const KilnTensorMap* map_a,
+                                                 const KilnTensorMap* map_b) {
+    kiln_release_registers<40>();
+    if (threadIdx.x != 0) return;
+    kiln_tma_prefetch_map(map_a);
+    kiln_tma_prefetch_map(map_b);
+    int stage = 0;
+    unsigned phase = 0;
+    for (int t = blockIdx.x; t < kTiles; t += gridDim.x) {
+      const KilnTile tile = tile_at(t);
+      const int batch_a = Batches::a(tile.batch), batch_b = Batches::b(tile.batch);
+      for (int kb = 0; kb < kKBlocks; ++kb) {
+        // Wait until both consumers have released the stage's previous round
+        // (a fresh barrier's "previous round" counts as complete).
+        kiln_mbar_wait(empty_barrier(base, stage), phase ^ 1);
+        const unsigned full = full_barrier(base, stage);
+        kiln_mbar_arrive_expect_tx(full, kStageBytesA + kStageBytesB);
+        const unsigned a = base + stage * kStageBytesA;
+        const unsigned b = base + kOffsetB + stage * kStageBytesB;
+        const int k0 = kb * kBK;
+        if constexpr (kAMnMajor) {
+#pragma unroll
+          for (int j = 0; j < kBM / 64; ++j) kiln_tma_load_3d(a + j * kBoxBytes, map_a, full, tile.row0 + 64 * j, k0, batch_a);
+        } else {
+          kiln_tma_load_3d(a, map_a, full, k0, tile.row0, batch_a);
+        }
+        if constexpr (kBMnMajor) {
+#pragma unroll
+          for (int j = 0; j < kBN / 64; ++j) kiln_tma_load_3d(b + j * kBoxBytes, map_b, full, tile.col0 + 64 * j, k0, batch_b);
+        } else {
+          kiln_tma_load_3d(b, map_b, full, k0, tile.col0, batch_b);
+        }
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+    }
+  }
+
+  // ---- consumers ----
+  struct Consumer {
+    float acc[kSlabs][kAccumulators];
+    unsigned base;
+    unsigned char* staging;  // this consumer's staging tile (generic address)
+    int wg;                  // 0 .. kConsumers-1
+    int stage = 0;
+    unsigned phase = 0;
+
+    __device__ __forceinline__ Consumer(unsigned char* aligned_shared)
+        : base(kiln_shared_address(aligned_shared)),
+          staging(aligned_shared + kOffsetStaging + (threadIdx.x / 128 - 1) * kStagingBytes),
+          wg(threadIdx.x / 128 - 1) {
+      kiln_claim_registers<232>();
+    }
+
+    __device__ __forceinline__ unsigned long long desc_a(int s, int slab, int kk) const {
+      const unsigned tile = base + s * kStageBytesA;
+      const int row_slab = wg * kSlabs + slab;
+      if constexpr (kAMnMajor) return kiln_wgmma_desc(tile + row_slab * kBoxBytes + kk * 16 * 128, kBoxBytes, 1024);
+      return kiln_wgmma_desc(tile + row_slab * 64 * 128 + kk * 32, 16, 1024);
+    }
+    __device__ __forceinline__ unsigned long long desc_b(int s, int kk) const {
+      const unsigned tile = base + kOffsetB + s * kStageBytesB;
+      if constexpr (kBMnMajor) return kiln_wgmma_desc(tile + kk * 16 * 128, kBoxBytes, 1024);
+      return kiln_wgmma_desc(tile + kk * 32, 16, 1024);
+    }
+    __device__ __forceinline__ void release(int s) const {
+      if (threadIdx.x % 128 == 0) kiln_mbar_arrive(empty_barrier(base, s));
+    }
+
+    // acc = A·B for this consumer's rows of the tile. One wgmma group stays
+    // in flight: a stage is released once the group after it is issued.
+    __device__ __forceinline__ void mainloop() {
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) {
+#pragma unroll
+        for (int i = 0; i < kAccumulators; ++i) acc[s][i] = 0.0f;
+        kiln_fence_registers(acc[s]);
+      }
+      int previous = -1;
+      for (int kb = 0; kb < kKBlocks; ++kb) {
+        kiln_mbar_wait(full_barrier(base, stage), phase);
+        kiln_wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < kBK / 16; ++kk) {
+#pragma unroll
+          for (int s = 0; s < kSlabs; ++s) {
+            Mma::template run<kAMnMajor ? 1 : 0, kBMnMajor ? 1 : 0>(acc[s], desc_a(stage, s, kk), desc_b(stage, kk));
+          }
+        }
+        kiln_wgmma_commit();
+        kiln_wgmma_wait<1>();
+        if (previous >= 0) release(previous);
+        previous = stage;
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+      kiln_wgmma_wait<0>();
+      release(previous);
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) kiln_fence_registers(acc[s]);
+    }
+
+    // f(r, c, row, col, v0, v1) for each pair of horizontally adjacent
+    // accumulators: (r, c) within this consumer's rows, (row, col) in the
+    // matrix; v1 is the value at col + 1.
+    template <typename F>
+    __device__ __forceinline__ void for_each_pair(const KilnTile& tile, F&& f) const {
+      const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+#pragma unroll
+      for (int s = 0; s < kSlabs; ++s) {
+#pragma unroll
+        for (int j = 0; j < kBN / 8; ++j) {
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int r = s * 64 + warp * 16 + lane / 4 + 8 * h;
+            const int c = j * 8 + (lane % 4) * 2;
+            f(r, c, tile.row0 + wg * kWgRows + r, tile.col0 + c, acc[s][j * 4 + h * 2], acc[s][j * 4 + h * 2 + 1]);
+          }
+        }
+      }
+    }
+
+    // Waits until the previous TMA store has read the staging tile.
+    __device__ __forceinline__ void staging_acquire() const {
+      if (threadIdx.x % 128 == 0) kiln_tma_store_wait_read();
+      kiln_named_barrier(1 + wg, 128);
+    }
+    // Two adjacent elements of the staged tile, in the swizzled box layout
+    // the output's tensor map describes. Conflict-free: the 8 rows a warp
+    // writes at once land in 8 different 16-byte chunks.
+    template <typename T>
+    __device__ __forceinline__ void stage_pair(int r, int c, T v0, T v1) const {
+      static_assert(2 * sizeof(T) <= kStagingElementBytes * 2, "staging is sized for a narrower type");
+      constexpr int kRowElements = 128 / sizeof(T);
+      const int box = c / kRowElements;
+      const int byte = (c % kRowElements) * static_cast<int>(sizeof(T));
+      const int offset = box * kWgRows * 128 + r * 128 + ((((byte >> 4) ^ (r & 7)) << 4) | (byte & 15));
+      KilnVec<T, 2> pair;
+      pair.v[0] = v0;
+      pair.v[1] = v1;
+      *reinterpret_cast<KilnVec<T, 2>*>(staging + offset) = pair;
+    }
+    // Stores the staged tile with TMA; the copy engine clips what lies past
+    // the matrix. Stores stay in flight until the next staging_acquire.
+    template <typename T>
+    __device__ __forceinline__ void store_staged(const KilnTensorMap* map, const KilnTile& tile) const {
+      constexpr int kRowElements = 128 / sizeof(T);
+      kiln_fence_async_shared();
+      kiln_named_barrier(1 + wg, 128);
+      if (threadIdx.x % 128 == 0) {
+        const unsigned source = kiln_shared_address(staging);
+#pragma unroll
+        for (int box = 0; box < kBN / kRowElements; ++box) {
+          kiln_tma_store_3d(map, source + box * kWgRows * 128, tile.col0 + box * kRowElements,
+                            tile.row0 + wg * kWgRows, tile.batch);
+        }
+        kiln_tma_store_commit();
+      }
+    }
+    // Shared memory must outlive the stores that read it.
+    __device__ __forceinline__ void finish() const {
+      if (threadIdx.x % 128 == 0) kiln_tma_store_wait_all();
+    }
+  };
+};
+
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL

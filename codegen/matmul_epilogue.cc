@@ -1,0 +1,87 @@
+#include "codegen/matmul_epilogue.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "codegen/cuda_types.h"
+#include "codegen/element_program.h"
+
+namespace kiln {
+namespace {
+
+// The matrix index an operand with batch dims `own` (right-aligned, 1 where
+// it broadcasts) reads for the output batch `batch` over `dims`.
+std::string OperandBatch(const Dims& dims, const Dims& own, absl::string_view batch) {
+  if (own == dims) return std::string(batch);
+  std::vector<std::string> terms;
+  int64_t out_stride = 1, own_stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (own[d] != 1) {
+      terms.push_back(absl::StrCat("(", batch, " / ", out_stride, " % ", dims[d], ") * ", own_stride));
+    }
+    out_stride *= dims[d];
+    own_stride *= own[d];
+  }
+  return terms.empty() ? "0" : absl::StrJoin(terms, " + ");
+}
+
+// The matmul's own value as the reference defines it: rounded to its dtype.
+std::string RoundedAccumulator(DType dtype, absl::string_view acc) {
+  switch (dtype) {
+    case DType::kBF16: return absl::StrCat("kiln_round_bf16(", acc, ")");
+    case DType::kF16: return absl::StrCat("kiln_round_f16(", acc, ")");
+    default: return std::string(acc);
+  }
+}
+
+}  // namespace
+
+MatmulEpilogue::MatmulEpilogue(const Graph& graph, const Kernel& kernel, const KernelSignature& signature)
+    : graph_(graph), kernel_(kernel), signature_(signature) {}
+
+std::string MatmulEpilogue::BatchPolicy(absl::string_view name) const {
+  const MatmulSchedule& s = kernel_.matmul;
+  return absl::StrCat("struct ", name, " {\n  static __device__ __forceinline__ int a(int batch) { return ",
+                      OperandBatch(s.batch_dims, s.a.batch_dims, "batch"),
+                      "; }\n  static __device__ __forceinline__ int b(int batch) { return ",
+                      OperandBatch(s.batch_dims, s.b.batch_dims, "batch"), "; }\n};\n");
+}
+
+std::string MatmulEpilogue::OperandIndex(const Dims& operand, const ElementCoordinates& at) const {
+  const Dims& out = graph_.node(kernel_.nodes.front()).shape;
+  if (operand == out) return at.flat;
+  Dims padded(out.size() - operand.size(), 1);
+  padded.insert(padded.end(), operand.begin(), operand.end());
+  const int64_t rows = padded[padded.size() - 2], cols = padded.back();
+  const int64_t out_rows = out[out.size() - 2];
+  // Rows of a kernel whose batch is folded into M run over batch and row.
+  const bool folded = kernel_.matmul.m != out_rows;
+  const std::string row = folded ? absl::StrCat("(", at.row, " % ", out_rows, ")") : at.row;
+  const std::string batch = folded ? absl::StrCat("(", at.row, " / ", out_rows, ")") : at.batch;
+  std::vector<std::string> terms;
+  const Dims out_batch(out.begin(), out.end() - 2), own_batch(padded.begin(), padded.end() - 2);
+  if (NumElements(own_batch) > 1) {
+    terms.push_back(absl::StrCat("static_cast<long long>(", OperandBatch(out_batch, own_batch, batch), ") * ",
+                                 rows * cols, "LL"));
+  }
+  if (rows != 1) terms.push_back(absl::StrCat("static_cast<long long>(", row, ") * ", cols, "LL"));
+  if (cols != 1) terms.push_back(at.col);
+  return terms.empty() ? "0" : absl::StrJoin(terms, " + ");
+}
+
+absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& targets, absl::string_view acc,
+                                                  const ElementCoordinates& at, absl::string_view indent,
+                                                  std::string& code) const {
+  const NodeId matmul = kernel_.nodes.front();
+  absl::flat_hash_map<NodeId, std::string> known = {{matmul, RoundedAccumulator(graph_.node(matmul).dtype, acc)}};
+  ElementProgram program(graph_, kernel_.nodes, [&](NodeId operand, NodeId) {
+    const Node& input = graph_.node(operand);
+    return LoadConversion(input.dtype,
+                          absl::StrCat(signature_.InputName(operand), "[", OperandIndex(input.shape, at), "]"));
+  });
+  if (absl::Status st = program.Emit(targets, known, code, indent); !st.ok()) return st;
+  StoredValues stored;
+  for (NodeId target : targets) stored[target] = StoreConversion(graph_.node(target).dtype, known[target]);
+  return stored;
+}
+
+}  // namespace kiln

@@ -1,0 +1,60 @@
+// What every matmul main loop shares: which matrix of A and of B each output
+// batch reads (NumPy broadcasting of the batch dims), and the fused epilogue
+// that turns one fp32 accumulator into the kernel's stored outputs.
+//
+//   MatmulEpilogue epilogue(graph, kernel, signature);
+//   code += epilogue.BatchPolicy("f0_batches");   // struct f0_batches { a(batch), b(batch) }
+//   absl::StatusOr<StoredValues> v =
+//       epilogue.Emit({out}, "acc", {.flat = "i", .batch = "tile.batch", .row = "row", .col = "col"}, "    ", code);
+//   (*v)[out]   // "kiln_f32_to_bf16(v7)", the value to store at out[i]
+#ifndef KILN_CODEGEN_MATMUL_EPILOGUE_H_
+#define KILN_CODEGEN_MATMUL_EPILOGUE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "codegen/kernel_signature.h"
+#include "fusion/plan.h"
+
+namespace kiln {
+
+using StoredValues = absl::flat_hash_map<NodeId, std::string>;
+
+// Expressions for where one accumulator lies: its flat index in the output,
+// and the kernel's batch, row and column of it (rows include a batch folded
+// into M). Epilogue operands are read by the cheapest of them: a bias [N] by
+// the column alone, a full-shape residual by the flat index.
+struct ElementCoordinates {
+  std::string flat, batch, row, col;
+};
+
+class MatmulEpilogue {
+ public:
+  MatmulEpilogue(const Graph& graph, const Kernel& kernel, const KernelSignature& signature);
+
+  // A struct `name` with static int a(int batch) and b(int batch): the
+  // matrix of each operand that output batch `batch` multiplies.
+  std::string BatchPolicy(absl::string_view name) const;
+
+  // Appends statements computing `targets` (outputs of the kernel) for the
+  // accumulator named `acc` at `at`, and returns each target's value
+  // converted to its storage type.
+  absl::StatusOr<StoredValues> Emit(const std::vector<NodeId>& targets, absl::string_view acc,
+                                    const ElementCoordinates& at, absl::string_view indent, std::string& code) const;
+
+ private:
+  // The element of an epilogue operand of shape `operand` (broadcast to the
+  // output) that the accumulator at `at` combines with.
+  std::string OperandIndex(const Dims& operand, const ElementCoordinates& at) const;
+
+  const Graph& graph_;
+  const Kernel& kernel_;
+  const KernelSignature& signature_;
+};
+
+}  // namespace kiln
+
+#endif  // KILN_CODEGEN_MATMUL_EPILOGUE_H_

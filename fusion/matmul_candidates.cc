@@ -1,0 +1,51 @@
+#include "fusion/matmul_candidates.h"
+
+#include <algorithm>
+
+#include "fusion/matmul_schedule.h"
+#include "graph/int_math.h"
+
+namespace kiln {
+namespace {
+
+constexpr int kWgmmaTiles[][2] = {{128, 256}, {256, 128}, {128, 128}, {128, 192}, {128, 64}, {256, 64}};
+constexpr int kMmaSyncTiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
+constexpr int kGroups[] = {8, 16};
+
+// A tile more than one step wider (taller) than the product computes mostly padding.
+bool Oversized(const MatmulSchedule& s, int block_m, int block_n) {
+  return (block_m > 64 && block_m > AlignUp(s.m, 64) + 64) || (block_n > 64 && block_n > AlignUp(s.n, 64) + 64);
+}
+
+}  // namespace
+
+std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const DeviceLimits& limits) {
+  std::vector<MatmulConfig> out;
+  if (s.tier == MatmulTier::kFfma) return out;
+  out.push_back(s.config);
+  auto add = [&](const MatmulConfig& c) {
+    MatmulSchedule trial = s;
+    if (std::find(out.begin(), out.end(), c) == out.end() && ApplyMatmulConfig(c, "candidate", limits, trial).ok()) {
+      out.push_back(c);
+    }
+  };
+  for (int group : kGroups) {
+    if (s.tier == MatmulTier::kWgmma) {
+      for (const auto& [bm, bn] : kWgmmaTiles) {
+        if (Oversized(s, bm, bn)) continue;
+        MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = 64, .stages = 8, .group_m = group};
+        // As many stages as fit beside the staging tiles.
+        while (c.stages > 2 && WgmmaSharedBytes(c, s.staging_element_bytes) > limits.shared_bytes_per_block) --c.stages;
+        add(c);
+      }
+    } else {
+      for (const auto& [bm, bn] : kMmaSyncTiles) {
+        if (Oversized(s, bm, bn)) continue;
+        for (int stages : {3, 4}) add({.block_m = bm, .block_n = bn, .block_k = 32, .stages = stages, .group_m = group});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace kiln

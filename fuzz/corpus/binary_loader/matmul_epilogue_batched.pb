@@ -1,0 +1,7 @@
+
+ainput *dH
+winput *H(
+biasinput *(
+cmatmulaw
+baddcbias
+yrelubyc

@@ -1,0 +1,4 @@
+
+ainput *!
+winput *	
+ymatmulawy

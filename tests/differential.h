@@ -1,0 +1,90 @@
+// The GPU differential check shared by the GPU suites: a graph runs fused and
+// unfused on fresh random inputs (outputs poisoned with NaN first) and every
+// output must match the reference interpreter within CheckTolerance.
+//
+//   class MySuite : public SharedDeviceTest {};
+//   TEST_F(MySuite, Matches) {
+//     KernelCache cache({.use_disk = false});
+//     EXPECT_EQ(CheckAgainstReference(graph, device(), cache, /*seed=*/42), "");
+//   }
+#ifndef KILN_TESTS_DIFFERENTIAL_H_
+#define KILN_TESTS_DIFFERENTIAL_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/reference.h"
+#include "gtest/gtest.h"
+#include "runtime/executable.h"
+
+namespace kiln {
+
+// Opens device 0 once for the whole suite (compiles and runs share it), or
+// skips every test of the suite on a machine without one.
+class SharedDeviceTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (device_ != nullptr || !skip_reason_.empty()) return;
+    absl::StatusOr<std::unique_ptr<Device>> device = Device::Open();
+    if (device.ok()) {
+      device_ = device->release();  // lives for the process, past every buffer and kernel
+    } else {
+      skip_reason_ = std::string(device.status().message());
+    }
+  }
+  void SetUp() override {
+    if (device_ == nullptr) GTEST_SKIP() << "no CUDA device: " << skip_reason_;
+  }
+  static const Device& device() { return *device_; }
+
+ private:
+  static inline Device* device_ = nullptr;
+  static inline std::string skip_reason_;
+};
+
+// What one check ran, for a suite's summary.
+struct CheckCounts {
+  int fused_kernels = 0;
+  int unfused_kernels = 0;
+};
+
+// Empty when every output of both plans matches the reference; otherwise one
+// line per mismatch or error. `matmul_config`, when set, runs every matmul
+// kernel of both plans with that config.
+inline std::string CheckAgainstReference(const Graph& graph, const Device& device, KernelCache& cache,
+                                         uint64_t seed, std::optional<DeviceLimits> limits = std::nullopt,
+                                         CheckCounts* counts = nullptr,
+                                         std::optional<MatmulConfig> matmul_config = std::nullopt) {
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < graph.inputs().size(); ++i) {
+    const Node& node = graph.node(graph.inputs()[i]);
+    inputs.push_back(RandomTensor(node.dtype, node.shape, seed + i));
+  }
+  absl::StatusOr<std::vector<HostTensor>> reference = EvaluateReference(graph, inputs);
+  if (!reference.ok()) return std::string(reference.status().message());
+  std::string failures;
+  for (bool fuse : {true, false}) {
+    absl::StatusOr<std::unique_ptr<Executable>> exe =
+        Executable::Compile(graph, device, cache,
+                            {.fuse = fuse, .limits = limits, .matmul_config = matmul_config, .autotune = false});
+    if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
+    if (counts != nullptr) (fuse ? counts->fused_kernels : counts->unfused_kernels) += (*exe)->plan().kernels.size();
+    absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
+    if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
+    for (size_t j = 0; j < outputs->size(); ++j) {
+      const double error = RelativeError((*outputs)[j], (*reference)[j]);
+      if (!(error < CheckTolerance(graph))) {
+        absl::StrAppend(&failures, fuse ? "fused" : "unfused", " output ", j, " (",
+                        graph.node(graph.outputs()[j]).name, ") relative error ", error, "; ");
+      }
+    }
+  }
+  return failures;
+}
+
+}  // namespace kiln
+
+#endif  // KILN_TESTS_DIFFERENTIAL_H_

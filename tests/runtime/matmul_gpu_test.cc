@@ -1,0 +1,154 @@
+// The matmul tiers on a GPU against the reference interpreter: every
+// candidate config a tuner may pick, transposed operands read as layouts,
+// broadcast and folded batches, epilogues with extra operands and outputs of
+// several dtypes (staged for TMA or stored from registers), and random
+// products from 1 to about 5000 on a side. Outputs are poisoned before each
+// run (RunOnHost fills them with NaN). Every test skips without a device.
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "frontends/builder.h"
+#include "frontends/workloads.h"
+#include "fusion/matmul_candidates.h"
+#include "fusion/planner.h"
+#include "gtest/gtest.h"
+#include "tests/differential.h"
+#include "tests/matmul_test_graphs.h"
+
+namespace kiln {
+namespace {
+
+class MatmulGpuTest : public SharedDeviceTest {
+ protected:
+  // Empty when both plans (with `config` on their matmul kernels, when
+  // given) match the reference.
+  static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt) {
+    static KernelCache* cache = new KernelCache({.use_disk = false});
+    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config);
+  }
+};
+
+TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
+  const std::vector<std::pair<std::string, Graph>> graphs = {
+      {"bf16 partial tiles", *MatmulRelu(DType::kBF16, 200, 328, 72)},
+      {"f16 partial tiles, two outputs", BatchedMatmulWithEpilogue(DType::kF16, 1, 300, 264, 136)},
+      {"bf16 element copies (mma.sync)", *MatmulRelu(DType::kBF16, 100, 60, 20)},
+  };
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  for (const auto& [name, graph] : graphs) {
+    const Plan plan = *PlanFusion(graph, limits);
+    for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul, limits)) {
+      EXPECT_EQ(Check(graph, 11, config), "") << name << " " << config.ToString();
+    }
+  }
+}
+
+// x [m,k] times w [k,n], each stored as given or transposed.
+Graph LayoutGraph(DType dtype, int64_t m, int64_t n, int64_t k, bool a_transposed, bool b_transposed) {
+  GraphBuilder b;
+  Value a = a_transposed ? Transpose(b.Input("a_t", dtype, {k, m}), {1, 0}) : b.Input("a", dtype, {m, k});
+  Value w = b_transposed ? Transpose(b.Input("w_t", dtype, {n, k}), {1, 0}) : b.Input("w", dtype, {k, n});
+  return *b.Build({Relu(Matmul(a, w)).Named("y")});
+}
+
+TEST_F(MatmulGpuTest, TransposedOperandsAndBatchesMatchTheReference) {
+  std::vector<std::pair<std::string, Graph>> graphs;
+  for (bool at : {false, true}) {
+    for (bool bt : {false, true}) {
+      graphs.push_back({absl::StrCat("layouts A", at ? "ᵀ" : "", " B", bt ? "ᵀ" : ""),
+                        LayoutGraph(DType::kBF16, 328, 264, 200, at, bt)});
+    }
+  }
+  // Rows of the output of 37 bf16: stored from registers, not staged.
+  graphs.push_back({"direct stores", LayoutGraph(DType::kF16, 300, 37, 72, false, true)});
+  {
+    GraphBuilder b;
+    Value x = b.Input("x", DType::kBF16, {3, 100, 64});
+    Value w = b.Input("w", DType::kBF16, {64, 72});
+    graphs.push_back({"batch folded into rows", *b.Build({Matmul(x, w)})});
+  }
+  {
+    GraphBuilder b;
+    Value p = b.Input("p", DType::kBF16, {2, 1, 40, 64});
+    Value q = b.Input("q", DType::kBF16, {3, 64, 48});
+    graphs.push_back({"broadcast batches", *b.Build({Matmul(p, q)})});
+  }
+  {
+    GraphBuilder b;
+    Value q = b.Input("q", DType::kF16, {2, 4, 130, 64});
+    Value key = b.Input("key", DType::kF16, {2, 4, 130, 64});
+    graphs.push_back({"Q·Kᵀ over heads", *b.Build({Matmul(q, Transpose(key, {0, 1, 3, 2})) * 0.125})});
+  }
+  {
+    GraphBuilder b;
+    Value x = b.Input("x", DType::kBF16, {2, 1, 2, 3, 24, 32});
+    Value w = b.Input("w", DType::kBF16, {2, 1, 1, 32, 40});
+    graphs.push_back({"rank 6 with broadcasts", *b.Build({Matmul(x, w)})});
+  }
+  {
+    // Epilogue operands [N], [M,1] and [M,N]; bf16, f32 and bool outputs.
+    GraphBuilder b;
+    Value x = b.Input("x", DType::kBF16, {200, 96});
+    Value w = b.Input("w", DType::kBF16, {96, 136});
+    Value bias = b.Input("bias", DType::kBF16, {136});
+    Value scale = b.Input("scale", DType::kBF16, {200, 1});
+    Value residual = b.Input("residual", DType::kBF16, {200, 136});
+    Value y = (Tanh(Matmul(x, w) + bias) * scale + residual).Named("y");
+    graphs.push_back({"epilogue operands and three dtypes",
+                      *b.Build({y, Cast(y, DType::kF32).Named("y32"),
+                                // Rounding keeps the sign, so the fused f32 y and the reference's bf16 y agree.
+                                Gt(y, b.Constant(0.0, DType::kBF16)).Named("positive")})});
+  }
+  for (const auto& [name, graph] : graphs) EXPECT_EQ(Check(graph, 3), "") << name;
+}
+
+// A random product: sides from 1 to about 1500, half of them multiples of 8
+// (so TMA can read them), either operand possibly transposed, batches none,
+// shared or broadcast, and a random epilogue.
+Graph RandomMatmul(std::mt19937_64& rng) {
+  const DType dtypes[] = {DType::kBF16, DType::kF16, DType::kBF16, DType::kF32};
+  const DType dtype = dtypes[rng() % 4];
+  auto side = [&] { return static_cast<int64_t>(rng() % 2 ? 8 * (1 + rng() % 180) : 1 + rng() % 1500); };
+  const int64_t m = side(), n = side(), k = side();
+  const int batching = static_cast<int>(rng() % 4);  // 0 none, 1 shared, 2 A only, 3 broadcast both ways
+  const Dims a_batch = batching == 0 ? Dims{} : batching == 3 ? Dims{2, 1} : Dims{3};
+  const Dims b_batch = batching == 1 ? Dims{3} : batching == 3 ? Dims{1, 2} : Dims{};
+  auto with = [](Dims batch, int64_t rows, int64_t cols) {
+    batch.push_back(rows);
+    batch.push_back(cols);
+    return batch;
+  };
+  GraphBuilder b;
+  const bool at = rng() % 3 == 0, bt = rng() % 2 == 0;
+  Dims a_perm, b_perm;
+  for (size_t i = 0; i < a_batch.size() + 2; ++i) a_perm.push_back(static_cast<int64_t>(i));
+  std::swap(a_perm[a_perm.size() - 1], a_perm[a_perm.size() - 2]);
+  for (size_t i = 0; i < b_batch.size() + 2; ++i) b_perm.push_back(static_cast<int64_t>(i));
+  std::swap(b_perm[b_perm.size() - 1], b_perm[b_perm.size() - 2]);
+  Value a = at ? Transpose(b.Input("a_t", dtype, with(a_batch, k, m)), a_perm) : b.Input("a", dtype, with(a_batch, m, k));
+  Value w = bt ? Transpose(b.Input("w_t", dtype, with(b_batch, n, k)), b_perm) : b.Input("w", dtype, with(b_batch, k, n));
+  Value product = Matmul(a, w);
+  switch (rng() % 4) {
+    case 0: return *b.Build({product});
+    case 1: return *b.Build({Relu(product)});
+    case 2: return *b.Build({Sigmoid(product + b.Input("bias", dtype, {n})) * 2.0});
+    default: return *b.Build({product, Tanh(product) * b.Input("gate", dtype, {m, 1})});
+  }
+}
+
+TEST_F(MatmulGpuTest, HundredRandomProductsMatchTheReference) {
+  std::mt19937_64 rng(1122026);
+  for (int i = 0; i < 100; ++i) {
+    const Graph graph = RandomMatmul(rng);
+    const Node& out = graph.node(graph.outputs()[0]);
+    EXPECT_EQ(Check(graph, 500 + i), "") << "graph " << i << " " << DTypeName(out.dtype) << DimsString(out.shape);
+  }
+}
+
+TEST_F(MatmulGpuTest, ProductsNearFiveThousandMatchTheReference) {
+  EXPECT_EQ(Check(LayoutGraph(DType::kBF16, 4999, 5000, 4096, false, false), 7), "");
+  EXPECT_EQ(Check(LayoutGraph(DType::kF16, 4096, 4993, 4104, true, true), 8), "");
+}
+
+}  // namespace
+}  // namespace kiln
