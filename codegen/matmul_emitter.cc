@@ -18,7 +18,7 @@ std::string MainloopType(const MatmulSchedule& s, DType dtype) {
                         dtype == DType::kBF16 ? "true" : "false", ", ", s.vector_copies ? "true" : "false", ">");
   }
   return absl::StrCat("KilnFfmaMainloop<", s.m, "LL, ", s.n, "LL, ", s.k, "LL, ",
-                      s.vector_copies ? "true" : "false", ">");
+                      s.vector_copies ? "true" : "false", ", ", c.block_m, ">");
 }
 
 // One block per tile on the mma.sync or FFMA main loop.

@@ -33,6 +33,11 @@ TensorMapSpec OperandMap(const Graph& graph, const MatmulOperand& operand, int64
 
 std::string Bool(bool b) { return b ? "true" : "false"; }
 
+// The declaration of the pair's flat index, where the element code reads it.
+std::string FlatIndexIfUsed(const std::string& declaration, const std::string& code) {
+  return code.find("(i0 + ") == std::string::npos ? "" : declaration;
+}
+
 }  // namespace
 
 absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const Kernel& kernel) {
@@ -79,7 +84,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     spec.dtype = out_dtype;
     spec.dims = {s.n, s.m, s.batch};
     spec.strides = {s.n * size, s.m * s.n * size};
-    spec.box = {static_cast<int>(kSwizzleBytes / size), c.block_m / 2, 1};
+    // A consumer stores the rows of the tile it owns.
+    spec.box = {static_cast<int>(kSwizzleBytes / size), c.pingpong ? c.block_m : c.block_m / 2, 1};
     staged.push_back({output, signature.AddTensorMap(output, spec, true)});
     signature.OmitPointer(output);
   }
@@ -90,7 +96,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", s.m, "LL, ", s.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", c.block_m, ", ", c.block_n, ", ", c.stages, ", ", Bool(a_mn_major), ", ",
-                  Bool(b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", mma, ", ", batches, ">;\n",
+                  Bool(b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ", mma, ", ",
+                  batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
                   ", \"launch shape\");\n", "  extern __shared__ unsigned char shared_bytes[];\n",
@@ -98,8 +105,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   "  const unsigned base = kiln_shared_address(shared);\n", "  Gemm::init(base);\n",
                   "  if (Gemm::is_producer()) {\n", "    Gemm::produce(base, &", map_a, ", &", map_b, ");\n",
                   "  } else {\n", "    Gemm::Consumer consumer(shared);\n",
-                  "    for (int t = blockIdx.x; t < Gemm::kTiles; t += gridDim.x) {\n",
-                  "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop();\n");
+                  "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kTiles; t = Gemm::next_tile(t)) {\n",
+                  "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
 
   // The flat output index of (row, col), once per pair: every output has the
   // matmul's shape.
@@ -123,7 +130,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     }
     absl::StrAppend(&body, "      consumer.staging_acquire();\n",
                     "      consumer.for_each_pair(tile, [&](int r, int c, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", first, pair_code,
+                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", FlatIndexIfUsed(first, pair_code),
+                    pair_code,
                     "        consumer.stage_pair<", type, ">(r, c, s0, s1);\n", "      });\n",
                     "      consumer.store_staged<", type, ">(&", map, ", tile);\n");
   }
@@ -141,7 +149,9 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     }
     absl::StrAppend(&body,
                     "      consumer.for_each_pair(tile, [&](int, int, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, ") return;\n", first, element_code[0], element_code[1], "      });\n");
+                    "        if (row >= ", s.m, ") return;\n",
+                    FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])), element_code[0],
+                    element_code[1], "      });\n");
   }
   absl::StrAppend(&body, "    }\n    consumer.finish();\n  }\n}\n");
 

@@ -9,6 +9,7 @@ namespace kiln {
 namespace {
 
 constexpr int kWgmmaTiles[][2] = {{128, 256}, {256, 128}, {128, 128}, {128, 192}, {128, 64}, {256, 64}};
+constexpr int kPingpongTiles[][2] = {{128, 128}, {64, 256}};
 constexpr int kMmaSyncTiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
 constexpr int kGroups[] = {8, 16};
 
@@ -20,9 +21,7 @@ bool Oversized(const MatmulSchedule& s, int block_m, int block_n) {
 }  // namespace
 
 std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const DeviceLimits& limits) {
-  std::vector<MatmulConfig> out;
-  if (s.tier == MatmulTier::kFfma) return out;
-  out.push_back(s.config);
+  std::vector<MatmulConfig> out = {s.config};
   auto add = [&](const MatmulConfig& c) {
     MatmulSchedule trial = s;
     if (std::find(out.begin(), out.end(), c) == out.end() && ApplyMatmulConfig(c, "candidate", limits, trial).ok()) {
@@ -30,14 +29,18 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
     }
   };
   for (int group : kGroups) {
-    if (s.tier == MatmulTier::kWgmma) {
-      for (const auto& [bm, bn] : kWgmmaTiles) {
-        if (Oversized(s, bm, bn)) continue;
-        MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = 64, .stages = 8, .group_m = group};
+    if (s.tier == MatmulTier::kFfma) {
+      for (int bm : {128, 256}) add({.block_m = bm, .block_n = 128, .block_k = 8, .stages = 2, .group_m = group});
+    } else if (s.tier == MatmulTier::kWgmma) {
+      auto add_wgmma = [&](int bm, int bn, bool pingpong) {
+        if (Oversized(s, bm, bn)) return;
+        MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = 64, .stages = 8, .group_m = group, .pingpong = pingpong};
         // As many stages as fit beside the staging tiles.
         while (c.stages > 2 && WgmmaSharedBytes(c, s.staging_element_bytes) > limits.shared_bytes_per_block) --c.stages;
         add(c);
-      }
+      };
+      for (const auto& [bm, bn] : kWgmmaTiles) add_wgmma(bm, bn, false);
+      for (const auto& [bm, bn] : kPingpongTiles) add_wgmma(bm, bn, true);
     } else {
       for (const auto& [bm, bn] : kMmaSyncTiles) {
         if (Oversized(s, bm, bn)) continue;

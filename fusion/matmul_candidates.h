@@ -1,8 +1,8 @@
-// The configs a tuner may time for a matmul kernel, as data: for the wgmma
-// tier every tile the kernel supports with as many stages as fit, in two L2
-// groupings; for mma.sync every tile with the stages that fit; FFMA has one
-// fixed tile and no candidates. Tiles far wider or taller than the product
-// are left out. The schedule's own (heuristic) config is always first.
+// The configs a tuner may time for a matmul kernel, as data, each in two L2
+// groupings: for the wgmma tier every tile it supports with as many stages
+// as fit; for mma.sync every tile with 3 and 4 stages; for FFMA its two tile
+// heights. Tiles far wider or taller than the product are left out. The
+// schedule's own (heuristic) config is always first.
 //
 //   for (const MatmulConfig& c : MatmulCandidates(kernel.matmul, limits)) { ... }
 #ifndef KILN_FUSION_MATMUL_CANDIDATES_H_

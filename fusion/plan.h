@@ -84,15 +84,19 @@ struct MatmulOperand {
 
 // The choices a tuner may make for a matmul kernel. block_k is the K step
 // (64 on the wgmma tier, one 128-byte swizzle row); group_m is the number of
-// tile rows that run side by side so their B columns are shared in L2.
+// tile rows that run side by side so their B columns are shared in L2;
+// pingpong (wgmma only) gives each consumer warpgroup tiles of its own
+// instead of half of every tile.
 struct MatmulConfig {
   int block_m = 128, block_n = 128, block_k = 32, stages = 4, group_m = 16;
+  bool pingpong = false;
   bool operator==(const MatmulConfig&) const = default;
-  std::string ToString() const;  // "128x256x64:3:8", the --matmul-tile syntax
+  std::string ToString() const;  // "128x256x64:3:8" or "128x128x64:5:8:pingpong", the --matmul-tile syntax
 };
 
-// "MxNxK:STAGES[:GROUP]" as a config (GROUP defaults to 16); nullopt for
-// anything else. Whether a tier can run it is ApplyMatmulConfig's question.
+// "MxNxK:STAGES[:GROUP[:pingpong]]" as a config (GROUP defaults to 16);
+// nullopt for anything else. Whether a tier can run it is
+// ApplyMatmulConfig's question.
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text);
 
 // How a matmul kernel tiles its product; computed by the planner so reports

@@ -51,7 +51,7 @@ absl::string_view MatmulTierName(MatmulTier tier) {
 }
 
 std::string MatmulConfig::ToString() const {
-  return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m);
+  return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m, pingpong ? ":pingpong" : "");
 }
 
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
@@ -59,11 +59,13 @@ std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
   const std::vector<absl::string_view> sides =
       parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
   MatmulConfig c;
-  const bool ok = (parts.size() == 2 || parts.size() == 3) && sides.size() == 3 &&
+  const bool ok = parts.size() >= 2 && parts.size() <= 4 && sides.size() == 3 &&
                   absl::SimpleAtoi(sides[0], &c.block_m) && absl::SimpleAtoi(sides[1], &c.block_n) &&
                   absl::SimpleAtoi(sides[2], &c.block_k) && absl::SimpleAtoi(parts[1], &c.stages) &&
-                  (parts.size() == 2 || absl::SimpleAtoi(parts[2], &c.group_m));
+                  (parts.size() < 3 || absl::SimpleAtoi(parts[2], &c.group_m)) &&
+                  (parts.size() < 4 || parts[3] == "pingpong");
   if (!ok) return std::nullopt;
+  c.pingpong = parts.size() == 4;
   return c;
 }
 
@@ -81,7 +83,7 @@ std::string Kernel::Strategy() const {
     case KernelKind::kMatmul: {
       const MatmulConfig& c = matmul.config;
       std::string s = absl::StrCat(MatmulTierName(matmul.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
-                                   " tiles, ", c.stages, " stages");
+                                   " tiles, ", c.stages, " stages", c.pingpong ? ", ping-pong" : "");
       if (matmul.config_source != "heuristic") absl::StrAppend(&s, ", ", matmul.config_source);
       return s;
     }

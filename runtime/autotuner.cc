@@ -195,10 +195,7 @@ absl::StatusOr<std::vector<TuningReport>> TuneMatmulKernels(const Graph& graph, 
   if (absl::Status s = device.Activate(); !s.ok()) return s;
   std::vector<TuningReport> reports;
   for (Kernel& kernel : plan.kernels) {
-    if (kernel.kind != KernelKind::kMatmul || kernel.matmul.tier == MatmulTier::kFfma ||
-        kernel.matmul.config_source != "heuristic") {
-      continue;
-    }
+    if (kernel.kind != KernelKind::kMatmul || kernel.matmul.config_source != "heuristic") continue;
     absl::StatusOr<TuningReport> report = TuneKernel(graph, kernel, limits, device, kernels, tuning, options);
     if (!report.ok()) return report.status();
     reports.push_back(*std::move(report));

@@ -12,7 +12,7 @@
 // Candidates compile in parallel (through the KernelCache) and run on
 // random inputs in buffers of their own; a candidate that fails to compile or
 // launch is skipped with a progress line. Kernels whose config the user fixed
-// (config_source other than "heuristic") and FFMA kernels are left alone.
+// (config_source other than "heuristic") are left alone.
 #ifndef KILN_RUNTIME_AUTOTUNER_H_
 #define KILN_RUNTIME_AUTOTUNER_H_
 

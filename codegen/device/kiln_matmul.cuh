@@ -230,19 +230,26 @@ struct KilnMmaMainloop {
 };
 
 // CUDA cores for f32: exact fp32 products and sums, no tf32 rounding. 256
-// threads own a 128x128 tile, 8x8 outputs each (as four 4x4 pieces 64 rows
-// and columns apart, so shared reads are conflict-free 16-byte vectors); K
-// advances 8 at a time, the next slice loaded into registers while the
-// current one is multiplied. kVec: rows of A and B are 16-byte aligned.
-template <long long kM, long long kN, long long kK, bool kVec>
+// threads (16 x 16) own a kBM x 128 tile, kBM/16 x 8 outputs each, as 4x4
+// pieces 64 rows and columns apart, so a quarter-warp's shared reads are one
+// broadcast 16-byte vector of A and eight consecutive ones of B. Shared
+// memory serves one 128-byte wavefront per clock and each 16-byte read costs
+// one per quarter-warp, so 16x8 outputs a thread (kBM = 256) keep it busy
+// 75% of the FFMA time where 8x8 (kBM = 128) needs all of it. K advances 8
+// at a time, the next slice loaded into registers while the current one is
+// multiplied. kVec: rows of A and B are 16-byte aligned.
+template <long long kM, long long kN, long long kK, bool kVec, int kTileM>
 struct KilnFfmaMainloop {
-  static constexpr int kBM = 128, kBN = 128, kBK = 8, kThreads = 256;
+  static constexpr int kBM = kTileM, kBN = 128, kBK = 8, kThreads = 256;
+  static constexpr int kTM = kBM / 16;          // rows per thread: 8 or 16
+  static constexpr int kLoadsA = kBM * 2 / kThreads;  // 16-byte loads of A per thread and slice
   static constexpr int kSharedBytes = 2 * kBK * (kBM + kBN) * 4;
   static constexpr int kKTiles = static_cast<int>((kK + kBK - 1) / kBK);
+  static_assert(kBM == 128 || kBM == 256, "the FFMA tile is 128 or 256 rows tall");
 
-  float acc[8][8];
-  float a_next[4];  // A[row0 + tid/2][k0 + (tid%2)*4 + e]
-  float b_next[4];  // B[k0 + tid/32][col0 + (tid%32)*4 + e]
+  float acc[kTM][8];
+  float a_next[kLoadsA][4];  // A[row0 + (tid + i*256)/2][k0 + ((tid + i*256)%2)*4 + e]
+  float b_next[4];           // B[k0 + tid/32][col0 + (tid%32)*4 + e]
 
   static __device__ __forceinline__ void load4(float (&v)[4], const float* row, long long col, long long row_length,
                                                bool row_valid) {
@@ -261,8 +268,12 @@ struct KilnFfmaMainloop {
 
   __device__ __forceinline__ void load_global(const float* a, const float* b, int row0, int col0, long long k0) {
     const int tid = threadIdx.x;
-    const long long global_row = row0 + tid / 2;
-    load4(a_next, a + (global_row < kM ? global_row : 0) * kK, k0 + (tid % 2) * 4, kK, global_row < kM);
+#pragma unroll
+    for (int i = 0; i < kLoadsA; ++i) {
+      const int c = tid + i * kThreads;
+      const long long global_row = row0 + c / 2;
+      load4(a_next[i], a + (global_row < kM ? global_row : 0) * kK, k0 + (c % 2) * 4, kK, global_row < kM);
+    }
     const long long global_k = k0 + tid / 32;
     load4(b_next, b + (global_k < kK ? global_k : 0) * kN, col0 + (tid % 32) * 4, kN, global_k < kK);
   }
@@ -271,7 +282,11 @@ struct KilnFfmaMainloop {
   __device__ __forceinline__ void store_shared(float* as, float* bs) const {
     const int tid = threadIdx.x;
 #pragma unroll
-    for (int e = 0; e < 4; ++e) as[((tid % 2) * 4 + e) * kBM + tid / 2] = a_next[e];
+    for (int i = 0; i < kLoadsA; ++i) {
+      const int c = tid + i * kThreads;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) as[((c % 2) * 4 + e) * kBM + c / 2] = a_next[i][e];
+    }
     *reinterpret_cast<float4*>(bs + (tid / 32) * kBN + (tid % 32) * 4) =
         make_float4(b_next[0], b_next[1], b_next[2], b_next[3]);
   }
@@ -281,7 +296,7 @@ struct KilnFfmaMainloop {
     float* bs = as + 2 * kBK * kBM;                 // [2][kBK][kBN]
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
 #pragma unroll
-    for (int i = 0; i < 8; ++i)
+    for (int i = 0; i < kTM; ++i)
 #pragma unroll
       for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
     load_global(a, b, row0, col0, 0);
@@ -294,13 +309,15 @@ struct KilnFfmaMainloop {
       const float* bt = bs + buffer * kBK * kBN;
 #pragma unroll
       for (int k = 0; k < kBK; ++k) {
-        float av[8], bv[8];
-        *reinterpret_cast<float4*>(av) = *reinterpret_cast<const float4*>(at + k * kBM + ty * 4);
-        *reinterpret_cast<float4*>(av + 4) = *reinterpret_cast<const float4*>(at + k * kBM + 64 + ty * 4);
+        float av[kTM], bv[8];
+#pragma unroll
+        for (int p = 0; p < kTM / 4; ++p) {
+          *reinterpret_cast<float4*>(av + 4 * p) = *reinterpret_cast<const float4*>(at + k * kBM + p * 64 + ty * 4);
+        }
         *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(bt + k * kBN + tx * 4);
         *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(bt + k * kBN + 64 + tx * 4);
 #pragma unroll
-        for (int i = 0; i < 8; ++i)
+        for (int i = 0; i < kTM; ++i)
 #pragma unroll
           for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
       }
@@ -315,7 +332,7 @@ struct KilnFfmaMainloop {
   __device__ __forceinline__ void for_each(int row0, int col0, F&& f) const {
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
+    for (int i = 0; i < kTM; ++i) {
       const int row = row0 + (i / 4) * 64 + ty * 4 + i % 4;
 #pragma unroll
       for (int j = 0; j < 8; ++j) {

@@ -4,11 +4,14 @@
 // another, taking every gridDim.x-th tile of the L2-grouped order:
 //   warpgroup 0, the producer: one thread streams K slices of A and B into a
 //     ring of kStages shared-memory stages with TMA; it keeps 40 registers;
-//   warpgroups 1 and 2, the consumers: each multiplies its half of the tile's
-//     rows with wgmma into fp32 accumulators held in registers (it claims 232),
-//     then runs the generated epilogue on them.
+//   warpgroups 1 and 2, the consumers, multiply with wgmma into fp32
+//     accumulators held in registers (they claim 232), then run the generated
+//     epilogue on them. Cooperative: both share each tile, half its rows
+//     each. Ping-pong (kPingpong): they take the block's tiles in turn, so
+//     one's epilogue runs while the other's main loop keeps the tensor cores
+//     busy.
 // Two mbarriers per stage hand it back and forth: `full` completes when the
-// stage's bytes have landed, `empty` when both consumers are done reading it.
+// stage's bytes have landed, `empty` when its consumers are done reading it.
 //
 // Operands are 16-bit. Each is K-major (K contiguous: a row-major A, a
 // column-major B) or MN-major; wgmma reads either from the 128-byte-swizzled
@@ -21,12 +24,12 @@
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <long long kM, long long kN, long long kK, int kBatch, int kBM, int kBN, int kStages, bool kAMnMajor,
-          bool kBMnMajor, int kGroupM, int kStagingElementBytes, class Mma, class Batches>
+          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, class Mma, class Batches>
 struct KilnSm90Gemm {
   static constexpr int kBK = 64;
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = 128 * (kConsumers + 1);
-  static constexpr int kWgRows = kBM / kConsumers;  // rows of the tile one consumer owns
+  static constexpr int kWgRows = kPingpong ? kBM : kBM / kConsumers;  // rows of a tile one consumer owns
   static constexpr int kSlabs = kWgRows / 64;        // 64-row wgmma slabs per consumer
   static constexpr int kAccumulators = kBN / 2;      // per slab and thread
   static constexpr int kBoxBytes = 64 * 64 * 2;
@@ -64,7 +67,7 @@ struct KilnSm90Gemm {
 #pragma unroll
       for (int s = 0; s < kStages; ++s) {
         kiln_mbar_init(full_barrier(base, s), 1);
-        kiln_mbar_init(empty_barrier(base, s), kConsumers);
+        kiln_mbar_init(empty_barrier(base, s), kPingpong ? 1 : kConsumers);
       }
       kiln_mbar_init_fence();
     }
@@ -74,6 +77,9 @@ struct KilnSm90Gemm {
   static __device__ __forceinline__ KilnTile tile_at(int t) {
     return kiln_matmul_tile<kM, kN, kBM, kBN, kGroupM>(static_cast<unsigned>(t));
   }
+  // The tiles consumer `wg` computes: all of the block's, or every other one.
+  static __device__ __forceinline__ int first_tile(int wg) { return blockIdx.x + (kPingpong ? wg * gridDim.x : 0); }
+  static __device__ __forceinline__ int next_tile(int t) { return t + (kPingpong ? 2 : 1) * gridDim.x; }
 
   // ---- producer ----
   static __device__ __forceinline__ void produce(unsigned base, const KilnTensorMap* map_a,
@@ -122,8 +128,6 @@ struct KilnSm90Gemm {
     unsigned base;
     unsigned char* staging;  // this consumer's staging tile (generic address)
     int wg;                  // 0 .. kConsumers-1
-    int stage = 0;
-    unsigned phase = 0;
 
     __device__ __forceinline__ Consumer(unsigned char* aligned_shared)
         : base(kiln_shared_address(aligned_shared)),
@@ -132,9 +136,12 @@ struct KilnSm90Gemm {
       kiln_claim_registers<232>();
     }
 
+    // The first row of a tile this consumer owns.
+    __device__ __forceinline__ int first_row() const { return kPingpong ? 0 : wg * kWgRows; }
+
     __device__ __forceinline__ unsigned long long desc_a(int s, int slab, int kk) const {
       const unsigned tile = base + s * kStageBytesA;
-      const int row_slab = wg * kSlabs + slab;
+      const int row_slab = first_row() / 64 + slab;
       if constexpr (kAMnMajor) return kiln_wgmma_desc(tile + row_slab * kBoxBytes + kk * 16 * 128, kBoxBytes, 1024);
       return kiln_wgmma_desc(tile + row_slab * 64 * 128 + kk * 32, 16, 1024);
     }
@@ -147,18 +154,23 @@ struct KilnSm90Gemm {
       if (threadIdx.x % 128 == 0) kiln_mbar_arrive(empty_barrier(base, s));
     }
 
-    // acc = A·B for this consumer's rows of the tile. One wgmma group stays
-    // in flight: a stage is released once the group after it is issued.
-    __device__ __forceinline__ void mainloop() {
+    // acc = A·B for this consumer's rows of tile `t`. The producer fills the
+    // ring with the block's tiles in order, so tile t's K slices are slices
+    // ordinal*kKBlocks onwards, where ordinal is t's place among the block's
+    // tiles. One wgmma group stays in flight: a stage is released once the
+    // group after it is issued.
+    __device__ __forceinline__ void mainloop(int t) {
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
 #pragma unroll
         for (int i = 0; i < kAccumulators; ++i) acc[s][i] = 0.0f;
         kiln_fence_registers(acc[s]);
       }
+      unsigned slice = static_cast<unsigned>((t - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x)) * kKBlocks;
       int previous = -1;
-      for (int kb = 0; kb < kKBlocks; ++kb) {
-        kiln_mbar_wait(full_barrier(base, stage), phase);
+      for (int kb = 0; kb < kKBlocks; ++kb, ++slice) {
+        const int stage = static_cast<int>(slice % kStages);
+        kiln_mbar_wait(full_barrier(base, stage), (slice / kStages) & 1);
         kiln_wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < kBK / 16; ++kk) {
@@ -171,10 +183,6 @@ struct KilnSm90Gemm {
         kiln_wgmma_wait<1>();
         if (previous >= 0) release(previous);
         previous = stage;
-        if (++stage == kStages) {
-          stage = 0;
-          phase ^= 1;
-        }
       }
       kiln_wgmma_wait<0>();
       release(previous);
@@ -196,7 +204,7 @@ struct KilnSm90Gemm {
           for (int h = 0; h < 2; ++h) {
             const int r = s * 64 + warp * 16 + lane / 4 + 8 * h;
             const int c = j * 8 + (lane % 4) * 2;
-            f(r, c, tile.row0 + wg * kWgRows + r, tile.col0 + c, acc[s][j * 4 + h * 2], acc[s][j * 4 + h * 2 + 1]);
+            f(r, c, tile.row0 + first_row() + r, tile.col0 + c, acc[s][j * 4 + h * 2], acc[s][j * 4 + h * 2 + 1]);
           }
         }
       }
@@ -212,7 +220,7 @@ struct KilnSm90Gemm {
     // writes at once land in 8 different 16-byte chunks.
     template <typename T>
     __device__ __forceinline__ void stage_pair(int r, int c, T v0, T v1) const {
-      static_assert(2 * sizeof(T) <= kStagingElementBytes * 2, "staging is sized for a narrower type");
+      static_assert(sizeof(T) <= kStagingElementBytes, "staging is sized for a narrower type");
       constexpr int kRowElements = 128 / sizeof(T);
       const int box = c / kRowElements;
       const int byte = (c % kRowElements) * static_cast<int>(sizeof(T));
@@ -234,7 +242,7 @@ struct KilnSm90Gemm {
 #pragma unroll
         for (int box = 0; box < kBN / kRowElements; ++box) {
           kiln_tma_store_3d(map, source + box * kWgRows * 128, tile.col0 + box * kRowElements,
-                            tile.row0 + wg * kWgRows, tile.batch);
+                            tile.row0 + first_row(), tile.batch);
         }
         kiln_tma_store_commit();
       }

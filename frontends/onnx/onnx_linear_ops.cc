@@ -1,8 +1,8 @@
-// MatMul and Gemm as kiln matmuls. kiln multiplies [M,K]x[K,N] or batches of
-// them, [B,M,K]x[B,K,N]: ONNX's batch dims are broadcast to one shape and
-// flattened into B, a weight without batch dims folds the batch into M, and
-// Gemm's transposes stay transpose nodes (the planner reads them as operand
-// layouts).
+// MatMul and Gemm as kiln matmuls. kiln's matmul broadcasts batch dims as
+// NumPy does, up to kMaxMatmulRank, so an ONNX MatMul is one kiln matmul
+// (the planner folds a batch that only A has into M); deeper batches are
+// broadcast and flattened first. Gemm's transposes stay transpose nodes (the
+// planner reads them as operand layouts).
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -33,11 +33,8 @@ absl::StatusOr<Value> NumpyMatmul(OnnxContext& c, Value a, Value b) {
   absl::StatusOr<Dims> batch = BroadcastDims(batch_a, batch_b);
   if (!batch.ok()) return c.Invalid(absl::StrCat("batch dims cannot broadcast: ", batch.status().message()));
   Value product;
-  if (Product(batch_b) == 1 && batch_a == *batch) {
-    // [..., M, K] x [K, N]: the batch joins M.
-    Value a2 = c.Emit({.op = OpKind::kReshape, .shape = {Product(batch_a) * m, k}}, {a});
-    Value b2 = batch_b.empty() ? b : c.Emit({.op = OpKind::kReshape, .shape = {k, n}}, {b});
-    product = c.Emit({.op = OpKind::kMatmul}, {a2, b2});
+  if (batch->size() + 2 <= static_cast<size_t>(kMaxMatmulRank)) {
+    product = c.Emit({.op = OpKind::kMatmul}, {a, b});
   } else {
     Value a3 = c.BroadcastTo(a, Concat(*batch, {m, k}));
     Value b3 = c.BroadcastTo(b, Concat(*batch, {k, n}));

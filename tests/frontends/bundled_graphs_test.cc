@@ -29,6 +29,16 @@ constexpr const char* kBundled[] = {
     "softmax_naive_65536x1024_f32.textproto",
 };
 
+// bench/graphs/matmul/: the Hopper matmul benchmark (bench/matmul_bench.py).
+constexpr const char* kMatmulBundled[] = {
+    "matmul_bias_gelu_8192x8192x8192_bf16.textproto", "matmul_relu_128x8192x8192_bf16.textproto",
+    "matmul_relu_128x8192x8192_f16.textproto",        "matmul_relu_16384x4096x4096_bf16.textproto",
+    "matmul_relu_16384x4096x4096_f16.textproto",      "matmul_relu_4096x4096x4096_bf16.textproto",
+    "matmul_relu_4096x4096x4096_f16.textproto",       "matmul_relu_4096x4096x4096_f32.textproto",
+    "matmul_relu_8192x8192x1024_bf16.textproto",      "matmul_relu_8192x8192x1024_f16.textproto",
+    "matmul_relu_8192x8192x8192_bf16.textproto",      "matmul_relu_8192x8192x8192_f16.textproto",
+};
+
 fs::path GraphsDir() {
   const char* source = std::getenv("KILN_SOURCE_DIR");
   return fs::path(source == nullptr ? "." : source) / "bench" / "graphs";
@@ -57,24 +67,33 @@ std::string ReadFile(const fs::path& path) {
   return contents.str();
 }
 
-TEST(BundledGraphsTest, ExactlyTheDesignShapesAreBundled) {
+std::vector<std::string> GraphFilesIn(const fs::path& dir) {
   std::vector<std::string> files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(GraphsDir())) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".textproto") files.push_back(entry.path().filename().string());
   }
   std::sort(files.begin(), files.end());
-  EXPECT_EQ(files, std::vector<std::string>(std::begin(kBundled), std::end(kBundled)));
+  return files;
+}
+
+TEST(BundledGraphsTest, ExactlyTheDesignShapesAreBundled) {
+  EXPECT_EQ(GraphFilesIn(GraphsDir()), std::vector<std::string>(std::begin(kBundled), std::end(kBundled)));
+  EXPECT_EQ(GraphFilesIn(GraphsDir() / "matmul"),
+            std::vector<std::string>(std::begin(kMatmulBundled), std::end(kMatmulBundled)));
 }
 
 TEST(BundledGraphsTest, EachFileIsTheBuildersGraph) {
-  for (const char* file : kBundled) {
-    SCOPED_TRACE(file);
-    absl::StatusOr<Graph> expected = GraphNamedBy(file);
+  std::vector<fs::path> paths;
+  for (const char* file : kBundled) paths.push_back(GraphsDir() / file);
+  for (const char* file : kMatmulBundled) paths.push_back(GraphsDir() / "matmul" / file);
+  for (const fs::path& path : paths) {
+    SCOPED_TRACE(path.string());
+    absl::StatusOr<Graph> expected = GraphNamedBy(path.filename().string());
     ASSERT_TRUE(expected.ok()) << expected.status();
-    absl::StatusOr<Graph> loaded = LoadGraphFile((GraphsDir() / file).string());
+    absl::StatusOr<Graph> loaded = LoadGraphFile(path.string());
     ASSERT_TRUE(loaded.ok()) << loaded.status();
     EXPECT_EQ(SerializeGraphBinary(*loaded), SerializeGraphBinary(*expected));
-    EXPECT_EQ(ReadFile(GraphsDir() / file), SerializeGraphText(*expected));
+    EXPECT_EQ(ReadFile(path), SerializeGraphText(*expected));
   }
 }
 

@@ -338,11 +338,14 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   ExpectInvalid(OverrideMatmulConfigs(too_deep, "--matmul-tile", DeviceLimits{}, plan),
                 "--matmul-tile=128x256x64:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x256x64 with 4 "
                 "stages needs 263232 bytes of shared memory; a block may have 232448");
-  // The f32 kernel has one fixed tile and says so.
+  // f32 runs on CUDA cores, with tiles of their own.
   Plan f32 = *PlanFusion(*MatmulRelu(DType::kF32, 256, 256, 256), DeviceLimits{});
-  ASSERT_TRUE(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32).ok());
-  EXPECT_EQ(f32.kernels[0].matmul.config.block_k, 8);
-  EXPECT_THAT(f32.kernels[0].matmul.reason, HasSubstr("(--matmul-tile applies to f16/bf16 only)"));
+  ExpectInvalid(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32),
+                "--matmul-tile=256x128x64:3:16 cannot run kernel f0_matmul (FFMA): matmul tile 256x128x64 with 3 "
+                "stages: FFMA tiles are 128x128x8 or 256x128x8 with 2 stages");
+  const MatmulConfig tall{.block_m = 256, .block_n = 128, .block_k = 8, .stages = 2, .group_m = 8};
+  ASSERT_TRUE(OverrideMatmulConfigs(tall, "--matmul-tile", DeviceLimits{}, f32).ok());
+  EXPECT_EQ(f32.kernels[0].Strategy(), "FFMA, 256x128x8 tiles, 2 stages, --matmul-tile");
 }
 
 TEST(PlannerTest, DiamondIsOneKernel) {
