@@ -4,8 +4,8 @@
 #   kiln eval             the CPU reference interpreter, on a scaled-down copy
 #   kiln plan             fused against unfused: kernels and HBM bytes
 #                         (with --explain and a dump folder on one softmax graph)
-#   kiln emit             the CUDA source; compiled with `nvcc -arch=sm_90a -c`
-#                         when nvcc is on PATH
+#   kiln emit             the CUDA source; compiled with
+#                         `nvcc -gencode=arch=compute_90a,code=sm_90a -c` when nvcc is on PATH
 #   kiln run              only where nvidia-smi finds a GPU (the reference check
 #                         of the large matmuls takes the CPU seconds to minutes)
 #
@@ -63,11 +63,11 @@ emit() {
     if [ -z "$nvcc" ]; then
       echo "nvcc is not on PATH: compile skipped (export PATH=/usr/local/cuda/bin:\$PATH)"
     else
-      echo "\$ nvcc -arch=sm_90a -c $cu"
-      if "$nvcc" -arch=sm_90a -c "$cu" -o "$work/$name.o"; then
+      echo "\$ nvcc -gencode=arch=compute_90a,code=sm_90a -c $cu"
+      if "$nvcc" -gencode=arch=compute_90a,code=sm_90a -c "$cu" -o "$work/$name.o"; then
         echo "compiled for sm_90a"
       else
-        failed+=("nvcc -arch=sm_90a -c (kiln emit $graph)")
+        failed+=("nvcc -gencode=arch=compute_90a,code=sm_90a -c (kiln emit $graph)")
       fi
     fi
   else

@@ -59,8 +59,9 @@ std::vector<Command> MakeTable() {
        .args = "FILE",
        .summary = "the CUDA source of the plan's kernels, as one translation unit",
        .description = "Prints kiln's device library and every kernel of the plan as one CUDA translation "
-                      "unit that `nvcc -arch=sm_90a -c` compiles as it is. Each kernel is preceded by its "
-                      "launch configuration and the graph values its parameters carry.",
+                      "unit that `nvcc -gencode=arch=compute_90a,code=sm_90a -c` compiles as it is. Each "
+                      "kernel is preceded by its launch configuration and the graph values its parameters "
+                      "carry.",
        .flags = With({&kUnfused, &kDump}, DeviceFlags()),
        .run = RunEmitCommand},
       {.name = "run",

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "codegen/device_library.h"
 #include "codegen/kernel_codegen.h"
 #include "frontends/cli/graphviz.h"
@@ -14,7 +15,18 @@
 
 namespace kiln {
 
+namespace {
+
 constexpr absl::string_view kDeviceLibraryFile = "kiln_device_library.cuh";
+
+// nvcc's flag for exactly `arch` ("sm_90a" -> "-gencode=arch=compute_90a,code=sm_90a"):
+// `-arch=sm_90a` alone also runs a generic compute_90 pass, which lacks the
+// sm_90a instructions the matmul kernels use.
+std::string NvccArchFlag(absl::string_view arch) {
+  return absl::StrCat("-gencode=arch=compute_", absl::StripPrefix(arch, "sm_"), ",code=", arch);
+}
+
+}  // namespace
 
 absl::StatusOr<DumpFolder> DumpFolder::Create(std::string dir) {
   std::error_code error;
@@ -60,8 +72,8 @@ absl::StatusOr<DumpFolder> DumpPlan(const std::string& dir, const PlannedGraph& 
     const std::string& name = kernels_plan.kernels[k].name;
     const std::string source =
         absl::StrCat("// Kernel ", name, " of ", planned.name, " (", kernels_plan.fused ? "fused" : "unfused",
-                     " plan), from `kiln --dump`. Compiles on its own: nvcc -arch=", limits.Arch(), " -c ", name,
-                     ".cu\n",
+                     " plan), from `kiln --dump`. Compiles on its own: nvcc ", NvccArchFlag(limits.Arch()),
+                     " -c ", name, ".cu\n",
                      "#include \"", kDeviceLibraryFile, "\"\n\n", comments[k], (*generated)[k].body);
     if (absl::Status s = folder->Write(absl::StrCat("kernels/", name, ".cu"), source); !s.ok()) return s;
   }

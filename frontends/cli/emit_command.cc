@@ -1,5 +1,6 @@
 // kiln emit FILE [--unfused]: the CUDA source of every kernel of the plan as
-// one translation unit, so `nvcc -arch=sm_90a -c` compiles the output as it is.
+// one translation unit, so `nvcc -gencode=arch=compute_90a,code=sm_90a -c`
+// compiles the output as it is.
 // Each kernel follows a comment with its launch configuration and the graph
 // value each parameter carries.
 #include "absl/strings/str_format.h"
