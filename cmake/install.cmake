@@ -18,6 +18,11 @@ foreach(library ${KILN_INSTALLED_LIBRARIES})
 endforeach()
 # Consumers compile kiln's headers, which are C++20.
 target_compile_features(kiln_graph PUBLIC cxx_std_20)
+# A sanitizer build (KILN_SANITIZE, KILN_FUZZ) installs instrumented
+# libraries, which link only together with the sanitizer runtimes.
+if(KILN_SANITIZE OR KILN_FUZZ)
+  target_link_options(kiln_graph INTERFACE $<INSTALL_INTERFACE:-fsanitize=address,undefined>)
+endif()
 
 install(TARGETS ${KILN_INSTALLED_LIBRARIES} kiln EXPORT kilnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
