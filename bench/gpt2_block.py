@@ -30,7 +30,6 @@ import os
 import pathlib
 import shlex
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +37,8 @@ import tempfile
 import numpy as np
 import torch
 import torch.nn.functional as F
+
+from cuda_timing import median_us
 
 MODEL = "gpt2_small_block_bf16"
 BATCH, SEQ, WIDTH, HEADS = 8, 1024, 768, 12
@@ -87,19 +88,6 @@ def load_weights(path: pathlib.Path) -> dict[str, torch.Tensor]:
     return {k: v.cuda() for k, v in weights.items()}
 
 
-def median_us(fn, reps: int, warmup: int = 5) -> float:
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0)
-    return statistics.median(times)
 
 
 def count_kernels(fn) -> int:

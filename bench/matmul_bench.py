@@ -2,7 +2,7 @@
 """kiln's matmul tier against the libraries, in one run on one GPU.
 
     python3 bench/matmul_bench.py --kiln ".gpu/run kiln" --out DIR \\
-        [--graphs bench/graphs/matmul/*.textproto] [--max-autotune] [--reps 50] [--no-check]
+        [--graphs bench/graphs/matmul/*.textproto] [--max-autotune | --skip-compile] [--reps 50] [--no-check]
 
 For each graph bench/graphs/matmul/<workload>_<M>x<N>x<K>_<dtype>.textproto:
   kiln      `kiln run FILE --json`: the fused plan, its matmul tuned on first use (the tuning
@@ -12,7 +12,7 @@ For each graph bench/graphs/matmul/<workload>_<M>x<N>x<K>_<dtype>.textproto:
   cublaslt  torch._addmm_activation(bias, a, b, use_gelu=True): cuBLASLt's fused bias + GeLU
             epilogue (matmul_bias_gelu)
   compile   torch.compile of the same function (mode max-autotune-no-cudagraphs with
-            --max-autotune, which costs minutes a shape)
+            --max-autotune, which costs minutes a shape; left out with --skip-compile)
 Every peer time is the median of --reps repetitions between CUDA events, after warm-up, on
 random inputs (never zeros). Then the SASS check of the config kiln ran: the kernel is
 emitted again (`kiln emit --matmul-tile=CONFIG`), built with `nvcc -cubin -Xptxas -v`, and
@@ -29,13 +29,14 @@ import json
 import pathlib
 import re
 import shlex
-import statistics
 import subprocess
 import sys
 import tempfile
 
 import torch
 import torch.nn.functional as F
+
+from cuda_timing import median_us
 
 TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
@@ -49,26 +50,13 @@ def parse_name(path: str):
     return workload, (m, n, k), dtype
 
 
-def median_us(fn, reps: int) -> float:
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(reps):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1e3)
-    return statistics.median(times)
 
 
 def gelu_tanh(x):
     return 0.5 * x * (1 + torch.tanh(0.79788456 * (x + 0.044715 * x * x * x)))
 
 
-def peers(workload: str, shape, dtype: str, reps: int, max_autotune: bool) -> dict:
+def peers(workload: str, shape, dtype: str, reps: int, max_autotune: bool, skip_compile: bool) -> dict:
     m, n, k = shape
     t = TORCH_DTYPES[dtype]
     a = torch.randn(m, k, device="cuda", dtype=t)
@@ -97,6 +85,8 @@ def peers(workload: str, shape, dtype: str, reps: int, max_autotune: bool) -> di
         out["cublas"] = {"what": "torch.addmm then the naive GeLU, eager", "us": median_us(lambda: fn(*args), reps)}
     else:
         raise SystemExit(f"unknown matmul workload {workload}")
+    if skip_compile:
+        return out
     mode = "max-autotune-no-cudagraphs" if max_autotune else "default"
     compiled = torch.compile(fn, mode=mode)
     out["compile"] = {"what": f"torch.compile ({mode})", "us": median_us(lambda: compiled(*args), reps)}
@@ -179,6 +169,7 @@ def main() -> int:
         str(pathlib.Path(__file__).parent / "graphs" / "matmul" / "*.textproto"))))
     parser.add_argument("--reps", type=int, default=50)
     parser.add_argument("--max-autotune", action="store_true")
+    parser.add_argument("--skip-compile", action="store_true", help="leave torch.compile out (it compiles per shape)")
     parser.add_argument("--no-check", action="store_true", help="skip kiln's check against the reference")
     args = parser.parse_args()
     kiln = shlex.split(args.kiln)
@@ -195,7 +186,7 @@ def main() -> int:
         m, n, k = shape
         row = {"graph": name, "workload": workload, "shape": shape, "dtype": dtype, "kiln": figures,
                "kiln_run": result, "tflops": 2.0 * m * n * k / (figures.get("us") or float("inf")) / 1e6,
-               "peers": peers(workload, shape, dtype, args.reps, args.max_autotune)}
+               "peers": peers(workload, shape, dtype, args.reps, args.max_autotune, args.skip_compile)}
         tuned = [line for line in result["tuning"] if "tuned in" in line]
         if tuned and (m_seconds := re.search(r"tuned in ([0-9.]+) s", tuned[-1])):
             row["tuning_seconds"] = float(m_seconds.group(1))

@@ -69,6 +69,18 @@ absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<
   return absl::InternalError(absl::StrCat(NodeLabel(node), " is not elementwise"));
 }
 
+std::string OperandAt(const Node& operand, absl::string_view input, absl::string_view index) {
+  if (operand.op == OpKind::kIota) {
+    const int64_t axis = operand.axes[0];
+    const int64_t stride = RowMajorStrides(operand.shape)[axis];
+    std::string position = absl::StrCat("(", index, ")");
+    if (stride != 1) position = absl::StrCat("(", position, " / ", stride, "LL)");
+    if (axis > 0) position = absl::StrCat("(", position, " % ", operand.shape[axis], "LL)");
+    return absl::StrCat("static_cast<", ValueType(operand.dtype), ">(", position, ")");
+  }
+  return LoadConversion(operand.dtype, absl::StrCat(input, "[", index, "]"));
+}
+
 std::string BroadcastIndex(const Dims& operand, const Dims& result, absl::string_view index) {
   const std::vector<int64_t> strides = BroadcastStrides(operand, result);
   const std::vector<int64_t> result_strides = RowMajorStrides(result);

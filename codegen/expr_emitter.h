@@ -23,6 +23,13 @@ absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<
 // `index` of a tensor of shape `result` (NumPy broadcasting).
 std::string BroadcastIndex(const Dims& operand, const Dims& result, absl::string_view index);
 
+// The value of an operand a kernel reads at flat index `index` of its own
+// shape: a load from `input` converted to f32 (or int/bool), or, for an
+// iota, its position computed from the index.
+//   OperandAt(x_bf16, "in0", "i")      -> "kiln_bf16_to_f32(in0[i])"
+//   OperandAt(iota [4,8] axis 0, "", "i") -> "static_cast<float>((i / 8LL) % 4LL)"
+std::string OperandAt(const Node& operand, absl::string_view input, absl::string_view index);
+
 }  // namespace kiln
 
 #endif  // KILN_CODEGEN_EXPR_EMITTER_H_

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "codegen/attention_emitter.h"
 #include "codegen/device_library.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/layout_emitters.h"
@@ -103,6 +104,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
     case KernelKind::kReduction: return EmitStridedReduction(graph, kernel, limits);
     case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
     case KernelKind::kSlice: return EmitSlice(graph, kernel, limits);
+    case KernelKind::kAttention: return EmitAttentionKernel(graph, kernel);
     case KernelKind::kMatmul: return EmitMatmulKernel(graph, kernel, limits);
   }
   return absl::InternalError("unknown kernel kind");

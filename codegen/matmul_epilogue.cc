@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "codegen/cuda_types.h"
 #include "codegen/element_program.h"
+#include "codegen/expr_emitter.h"
 
 namespace kiln {
 namespace {
@@ -46,15 +47,14 @@ std::string MatmulEpilogue::BatchPolicy(absl::string_view name) const {
                       OperandBatch(s.batch_dims, s.b.batch_dims, "batch"), "; }\n};\n");
 }
 
-std::string MatmulEpilogue::OperandIndex(const Dims& operand, const ElementCoordinates& at) const {
-  const Dims& out = graph_.node(kernel_.nodes.front()).shape;
-  if (operand == out) return at.flat;
+std::string CoordinateIndex(const Dims& operand, const Dims& out, int64_t kernel_rows, const ElementCoordinates& at) {
+  if (operand == out && !at.flat.empty()) return at.flat;
   Dims padded(out.size() - operand.size(), 1);
   padded.insert(padded.end(), operand.begin(), operand.end());
   const int64_t rows = padded[padded.size() - 2], cols = padded.back();
   const int64_t out_rows = out[out.size() - 2];
   // Rows of a kernel whose batch is folded into M run over batch and row.
-  const bool folded = kernel_.matmul.m != out_rows;
+  const bool folded = kernel_rows != out_rows;
   const std::string row = folded ? absl::StrCat("(", at.row, " % ", out_rows, ")") : at.row;
   const std::string batch = folded ? absl::StrCat("(", at.row, " / ", out_rows, ")") : at.batch;
   std::vector<std::string> terms;
@@ -75,8 +75,8 @@ absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& tar
   absl::flat_hash_map<NodeId, std::string> known = {{matmul, RoundedAccumulator(graph_.node(matmul).dtype, acc)}};
   ElementProgram program(graph_, kernel_.nodes, [&](NodeId operand, NodeId) {
     const Node& input = graph_.node(operand);
-    return LoadConversion(input.dtype,
-                          absl::StrCat(signature_.InputName(operand), "[", OperandIndex(input.shape, at), "]"));
+    return OperandAt(input, signature_.InputName(operand),
+                     CoordinateIndex(input.shape, graph_.node(matmul).shape, kernel_.matmul.m, at));
   });
   if (absl::Status st = program.Emit(targets, known, code, indent); !st.ok()) return st;
   StoredValues stored;

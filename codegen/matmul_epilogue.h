@@ -31,6 +31,12 @@ struct ElementCoordinates {
   std::string flat, batch, row, col;
 };
 
+// The element of an operand of shape `operand`, broadcast to `out` (a
+// product's [batch..., rows, cols]), that the element at `at` reads.
+// `kernel_rows` is how many rows the kernel iterates: out's rows, or out's
+// rows times its batch where the batch is folded into the rows.
+std::string CoordinateIndex(const Dims& operand, const Dims& out, int64_t kernel_rows, const ElementCoordinates& at);
+
 class MatmulEpilogue {
  public:
   MatmulEpilogue(const Graph& graph, const Kernel& kernel, const KernelSignature& signature);
@@ -46,10 +52,6 @@ class MatmulEpilogue {
                                     const ElementCoordinates& at, absl::string_view indent, std::string& code) const;
 
  private:
-  // The element of an epilogue operand of shape `operand` (broadcast to the
-  // output) that the accumulator at `at` combines with.
-  std::string OperandIndex(const Dims& operand, const ElementCoordinates& at) const;
-
   const Graph& graph_;
   const Kernel& kernel_;
   const KernelSignature& signature_;

@@ -48,8 +48,7 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
     }
     ElementProgram program(graph, kernel.nodes, [&](NodeId operand, NodeId) {
       const Node& node = graph.node(operand);
-      return LoadConversion(node.dtype, absl::StrCat(signature.InputName(operand), "[",
-                                                     BroadcastIndex(node.shape, shape, "i"), "]"));
+      return OperandAt(node, signature.InputName(operand), BroadcastIndex(node.shape, shape, "i"));
     });
     if (absl::Status s = program.Emit(kernel.outputs, known, code, indent); !s.ok()) return s;
     for (NodeId output : kernel.outputs) {

@@ -62,7 +62,7 @@ std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) const {
   const Node& node = graph_.node(operand);
   const std::string index = IsFull(consumer) ? BroadcastIndex(node.shape, full_shape_, "i")
                                              : BroadcastIndex(node.shape, graph_.node(consumer).shape, "row");
-  return LoadConversion(node.dtype, absl::StrCat(signature_.InputName(operand), "[", index, "]"));
+  return OperandAt(node, signature_.InputName(operand), index);
 }
 
 std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value) const {

@@ -19,6 +19,11 @@ namespace kiln {
 // descriptors and fp32 accumulators; kTransA/kTransB select MN-major A/B.
 std::string WgmmaInstruction(absl::string_view name, int n, DType dtype);
 
+// The same product with A (64x16, four registers of two 16-bit values) read
+// from registers: attention's P, never stored. B is MN-major when trans_b.
+//   struct name { static void run(float (&d)[n/2], const unsigned (&a)[4], unsigned long long b); };
+std::string WgmmaInstructionRegisterA(absl::string_view name, int n, DType dtype, bool trans_b);
+
 }  // namespace kiln
 
 #endif  // KILN_CODEGEN_WGMMA_INSTRUCTION_H_

@@ -68,6 +68,10 @@ Value GraphBuilder::Constant(DType dtype, Dims shape, absl::string_view bytes) {
              {});
 }
 
+Value GraphBuilder::Iota(DType dtype, Dims shape, int64_t axis) {
+  return Add({.op = OpKind::kIota, .dtype = dtype, .shape = std::move(shape), .axes = {axis}}, {});
+}
+
 absl::StatusOr<Graph> GraphBuilder::Build(const std::vector<Value>& outputs) {
   if (!status_.ok()) return status_;
   std::vector<NodeId> ids;

@@ -57,6 +57,11 @@ class GraphBuilder {
   // little-endian bytes graph/tensor_bytes.h describes.
   Value Constant(const HostTensor& tensor);
   Value Constant(DType dtype, Dims shape, absl::string_view bytes);
+  // Each element's index along `axis` of `shape`, as `dtype`: positions for
+  // masks, e.g. a causal mask select(Ge(row, col), s, -inf) with
+  // row = Iota(kI32, {S, S}, 0) and col = Iota(kI32, {S, S}, 1). Computed
+  // where it is read; never stored.
+  Value Iota(DType dtype, Dims shape, int64_t axis);
 
   // Adds a node of any op. `spec.name` may be empty for a generated name.
   // Operands from another builder, or after an earlier error, yield an

@@ -29,13 +29,14 @@ proto::DType ToProtoDType(DType dtype) {
 }
 
 bool UsesDType(OpFamily family) {
-  return family == OpFamily::kInput || family == OpFamily::kConstant || family == OpFamily::kCast;
+  return family == OpFamily::kInput || family == OpFamily::kConstant || family == OpFamily::kCast ||
+         family == OpFamily::kIota;
 }
 
 bool UsesShape(const Node& node) {
   const OpFamily family = OpFamilyOf(node.op);
   return family == OpFamily::kInput || family == OpFamily::kReshape || family == OpFamily::kSlice ||
-         IsTensorConstant(node);
+         family == OpFamily::kIota || IsTensorConstant(node);
 }
 
 // Tensor constants and slices came with format_version 2.
@@ -190,6 +191,7 @@ proto::GraphProto ToProto(const Graph& graph) {
       node_proto->mutable_axes()->Add(node.axes.begin(), node.axes.end());
       node_proto->set_keepdims(node.keepdims);
     }
+    if (family == OpFamily::kIota) node_proto->mutable_axes()->Add(node.axes.begin(), node.axes.end());
     if (family == OpFamily::kTranspose) {
       node_proto->mutable_perm()->Add(node.perm.begin(), node.perm.end());
     }

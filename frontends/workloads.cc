@@ -1,5 +1,7 @@
 #include "frontends/workloads.h"
 
+#include <cmath>
+
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
@@ -60,12 +62,42 @@ absl::StatusOr<Graph> MatmulBiasGelu(DType dtype, int64_t m, int64_t n, int64_t 
   return b.Build({y});
 }
 
+absl::StatusOr<Graph> AttentionNaive(DType dtype, int64_t batch, int64_t heads, int64_t seq, int64_t head_dim,
+                                     bool causal) {
+  GraphBuilder b;
+  const Dims shape = {batch, heads, seq, head_dim};
+  Value q = b.Input("q", dtype, shape);
+  Value k = b.Input("k", dtype, shape);
+  Value v = b.Input("v", dtype, shape);
+  Value s = (Matmul(q, Transpose(k, {0, 1, 3, 2}).Named("kt")) * (1.0 / std::sqrt(static_cast<double>(head_dim))))
+                .Named("s");
+  if (causal) {
+    Value row = b.Iota(DType::kI32, {seq, seq}, 0).Named("row");
+    Value col = b.Iota(DType::kI32, {seq, seq}, 1).Named("col");
+    s = Select(Ge(row, col).Named("visible"), s, b.Constant(-INFINITY, dtype)).Named("masked");
+  }
+  Value m = ReduceMax(s, {3}, /*keepdims=*/true).Named("m");
+  Value e = Exp((s - m).Named("d")).Named("e");
+  Value sum = ReduceSum(e, {3}, /*keepdims=*/true).Named("sum");
+  Value p = (e / sum).Named("p");
+  Value o = Matmul(p, v).Named("o");
+  return b.Build({o});
+}
+
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims) {
   if (name != "gelu_naive" && name != "softmax_naive" && name != "row_sum" && name != "matmul_relu" &&
-      name != "matmul_bias_gelu") {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unknown workload \"", absl::CEscape(name),
-                     "\" (expected gelu_naive, softmax_naive, row_sum, matmul_relu or matmul_bias_gelu)"));
+      name != "matmul_bias_gelu" && name != "attention_naive" && name != "attention_causal") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "unknown workload \"", absl::CEscape(name),
+        "\" (expected gelu_naive, softmax_naive, row_sum, matmul_relu, matmul_bias_gelu, attention_naive or "
+        "attention_causal)"));
+  }
+  if (name == "attention_naive" || name == "attention_causal") {
+    if (dims.size() != 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("workload ", name, " takes 4 dims (batch, heads, sequence, head dim), got ", DimsString(dims)));
+    }
+    return AttentionNaive(dtype, dims[0], dims[1], dims[2], dims[3], name == "attention_causal");
   }
   if (name == "gelu_naive") {
     if (dims.empty()) {

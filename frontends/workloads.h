@@ -30,8 +30,15 @@ absl::StatusOr<Graph> MatmulRelu(DType dtype, int64_t m, int64_t n, int64_t k);
 // the tanh GeLU that cuBLASLt's fused epilogue computes
 absl::StatusOr<Graph> MatmulBiasGelu(DType dtype, int64_t m, int64_t n, int64_t k);
 
+// Attention written op by op, as a user would: s = q @ kᵀ / sqrt(D), with
+// causal: s = select(row >= col, s, -inf) from iota positions; then the naive
+// softmax over keys and o = p @ v. q, k, v: [B, H, S, D].
+absl::StatusOr<Graph> AttentionNaive(DType dtype, int64_t batch, int64_t heads, int64_t seq, int64_t head_dim,
+                                     bool causal);
+
 // A workload by its docs/design.md name ("gelu_naive", "softmax_naive", "row_sum",
-// "matmul_relu", "matmul_bias_gelu") with dims {M, N} ({M, N, K} for the matmuls).
+// "matmul_relu", "matmul_bias_gelu", "attention_naive", "attention_causal")
+// with dims {M, N} ({M, N, K} for the matmuls, {B, H, S, D} for attention).
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims);
 
 }  // namespace kiln

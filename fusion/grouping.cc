@@ -26,8 +26,13 @@ std::string Quoted(const Node& node) { return absl::StrCat("\"", absl::CEscape(n
 
 class Grouper {
  public:
-  Grouper(const Graph& graph, bool fuse, const std::vector<bool>& folded)
-      : graph_(graph), fuse_(fuse), folded_(folded), group_of_(graph.size(), -1), readers_(graph.size()) {}
+  Grouper(const Graph& graph, bool fuse, const std::vector<bool>& folded, const std::vector<AttentionChain>& attention)
+      : graph_(graph),
+        fuse_(fuse),
+        folded_(folded),
+        attention_(attention),
+        group_of_(graph.size(), -1),
+        readers_(graph.size()) {}
 
   Grouping Run();
 
@@ -58,6 +63,7 @@ class Grouper {
   const Graph& graph_;
   const bool fuse_;
   const std::vector<bool>& folded_;
+  const std::vector<AttentionChain>& attention_;
   std::vector<int> group_of_;
   std::vector<GroupState> groups_;
   std::vector<std::vector<int>> readers_;  // per tensor: groups that read it from memory
@@ -296,8 +302,15 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
 
 Grouping Grouper::Run() {
   rejections_.resize(graph_.size());
+  // Attention chains first: their nodes are one kernel, decided as a whole.
+  for (const AttentionChain& chain : attention_) {
+    const int gid = NewGroup(chain.nodes.front());
+    groups_[gid].group.kind = KernelKind::kAttention;
+    groups_[gid].group.shape = node(chain.output).shape;
+    for (size_t i = 1; i < chain.nodes.size(); ++i) Place(chain.nodes[i], gid);
+  }
   for (NodeId n = 0; n < graph_.size(); ++n) {
-    if (ClassifyNode(graph_, n) == OpClass::kSource || IsView(n)) continue;
+    if (ClassifyNode(graph_, n) == OpClass::kSource || IsView(n) || group_of_[n] >= 0) continue;
     if (!fuse_) {
       NewGroup(n);
       continue;
@@ -369,8 +382,9 @@ Grouping Grouper::Run() {
 
 }  // namespace
 
-Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded) {
-  return Grouper(graph, fuse, folded).Run();
+Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded,
+                    const std::vector<AttentionChain>& attention) {
+  return Grouper(graph, fuse, folded, attention).Run();
 }
 
 }  // namespace kiln

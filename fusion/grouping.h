@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "fusion/attention_match.h"
 #include "fusion/plan.h"
 #include "graph/graph.h"
 
@@ -28,8 +29,10 @@ struct Grouping {
 };
 
 // `folded` (per node) marks transposes that matmuls read as their operand
-// layout (FoldOperandTransposes): like reshapes, they get no kernel.
-Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded);
+// layout (FoldOperandTransposes): like reshapes, they get no kernel. Each of
+// `attention`'s chains is one group of kind kAttention, formed first.
+Grouping GroupNodes(const Graph& graph, bool fuse, const std::vector<bool>& folded,
+                    const std::vector<AttentionChain>& attention = {});
 
 }  // namespace kiln
 

@@ -17,7 +17,8 @@ OpClass ClassifyNode(const Graph& graph, NodeId id) {
   const Node& node = graph.node(id);
   switch (OpFamilyOf(node.op)) {
     case OpFamily::kInput:
-    case OpFamily::kConstant: return OpClass::kSource;
+    case OpFamily::kConstant:
+    case OpFamily::kIota: return OpClass::kSource;
     case OpFamily::kReshape: return OpClass::kView;
     case OpFamily::kMatmul: return OpClass::kMatmul;
     case OpFamily::kTranspose: return OpClass::kTranspose;

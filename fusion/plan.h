@@ -28,6 +28,7 @@ enum class KernelKind {
   kReduction,      // a reduction over other axes, on its own
   kMatmul,         // a matmul with its elementwise epilogue
   kTranspose,      // a layout change, on its own
+  kAttention,      // S = Q·Kᵀ, elementwise ops, a row softmax and P·V, with S and P kept on chip
   kSlice,          // a strided window of a tensor, on its own
 };
 
@@ -126,6 +127,23 @@ struct MatmulSchedule {
   std::string reason;        // tier_reason and why this tile, for reports
 };
 
+// How an attention kernel tiles its chain (fusion/attention_schedule.h): a
+// block of query rows at a time, key/value blocks streamed past it, the
+// softmax online (running max and sum, the output rescaled as the max grows).
+struct AttentionSchedule {
+  Dims batch_dims;  // shared by Q, K, V and O
+  int64_t batch = 1, sq = 0, skv = 0, d = 0, dv = 0;
+  MatmulOperand q, k, v;  // k.transposed: K stored [.., Skv, D] (Kᵀ folded); else Kᵀ stored [.., D, Skv]
+  NodeId scores = -1, logits = -1, output = -1;
+  std::vector<NodeId> score_program;  // computes the logits from a score
+  bool causal = false;                // key blocks right of the diagonal skipped
+  int block_q = 128, block_kv = 128, stages = 2;
+  int threads = 0;
+  int64_t grid = 0;          // one block per block of query rows of each batch
+  int64_t shared_bytes = 0;
+  std::string reason;
+};
+
 struct Traffic {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
@@ -142,6 +160,7 @@ struct Kernel {
   std::vector<NodeId> outputs;  // nodes materialized by this kernel
   RowSchedule row;              // kRowReduction only
   MatmulSchedule matmul;        // kMatmul only
+  AttentionSchedule attention;  // kAttention only
   Traffic traffic;
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
   std::string Reason() const;    // why this schedule; empty for kinds that have only one
@@ -161,12 +180,19 @@ struct LayoutFold {
   int operand = 0;  // 0: A, 1: B
 };
 
+// A matmul that reads a softmax but was not fused as attention, and why.
+struct AttentionRefusal {
+  NodeId matmul = -1;
+  std::string reason;
+};
+
 struct Plan {
   bool fused = true;
   std::vector<Kernel> kernels;
   std::vector<Boundary> boundaries;
   // Transposes a matmul reads as an operand layout: no kernel, no bytes.
   std::vector<LayoutFold> layout_folds;
+  std::vector<AttentionRefusal> attention_refusals;
   // For each node: the kernel computing it, or -1 for inputs, constants and views.
   std::vector<int> kernel_of;
   Traffic total;

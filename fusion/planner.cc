@@ -6,6 +6,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "fusion/attention_match.h"
+#include "fusion/attention_schedule.h"
 #include "fusion/dead_nodes.h"
 #include "fusion/grouping.h"
 #include "fusion/matmul_schedule.h"
@@ -24,6 +26,7 @@ absl::string_view KernelKindName(KernelKind kind) {
     case KernelKind::kReduction: return "reduction";
     case KernelKind::kMatmul: return "matmul";
     case KernelKind::kTranspose: return "transpose";
+    case KernelKind::kAttention: return "attention";
     case KernelKind::kSlice: return "slice";
   }
   return "?";
@@ -87,6 +90,11 @@ std::string Kernel::Strategy() const {
       if (matmul.config_source != "heuristic") absl::StrAppend(&s, ", ", matmul.config_source);
       return s;
     }
+    case KernelKind::kAttention: {
+      const AttentionSchedule& a = attention;
+      return absl::StrCat("flash, ", a.block_q, " query rows x ", a.block_kv, " keys, ", a.stages, " stages",
+                          a.causal ? ", causal" : "");
+    }
     case KernelKind::kTranspose:
     case KernelKind::kSlice: return "index-mapped copy";
   }
@@ -97,6 +105,7 @@ std::string Kernel::Reason() const {
   switch (kind) {
     case KernelKind::kRowReduction: return row.reason;
     case KernelKind::kMatmul: return matmul.reason;
+    case KernelKind::kAttention: return attention.reason;
     default: return "";
   }
 }
@@ -105,11 +114,34 @@ namespace {
 
 absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, bool fuse) {
   if (absl::Status s = VerifyGraph(user_graph); !s.ok()) return s;
+  for (NodeId id : user_graph.outputs()) {
+    if (user_graph.node(id).op == OpKind::kIota) {
+      return absl::UnimplementedError(absl::StrCat(NodeLabel(user_graph.node(id)),
+                                                   ": an iota is computed where it is read and cannot be a graph "
+                                                   "output; add 0 to it to store it"));
+    }
+  }
   const std::optional<Graph> live = WithoutDeadNodes(user_graph);
   const Graph& graph = live.has_value() ? *live : user_graph;
   const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits) : std::vector<bool>(graph.size(), false);
-  Grouping grouping = GroupNodes(graph, fuse, folded);
+  // Attention chains, each one kernel; a matmul that reads a softmax but
+  // does not qualify says why.
+  std::vector<AttentionChain> chains;
+  std::vector<AttentionRefusal> refusals;
+  std::vector<bool> in_chain(graph.size(), false);
+  for (NodeId n = 0; fuse && n < graph.size(); ++n) {
+    AttentionMatch match = MatchAttention(graph, n, folded, limits);
+    if (match.chain.has_value() &&
+        std::none_of(match.chain->nodes.begin(), match.chain->nodes.end(), [&](NodeId m) { return in_chain[m]; })) {
+      for (NodeId m : match.chain->nodes) in_chain[m] = true;
+      chains.push_back(*std::move(match.chain));
+    } else if (!match.reason.empty()) {
+      refusals.push_back({.matmul = n, .reason = std::move(match.reason)});
+    }
+  }
+  Grouping grouping = GroupNodes(graph, fuse, folded, chains);
   Plan plan;
+  plan.attention_refusals = std::move(refusals);
   plan.fused = fuse;
   plan.kernel_of = grouping.group_of;
   plan.boundaries = std::move(grouping.boundaries);
@@ -137,7 +169,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
       for (NodeId operand : graph.node(n).operands) {
         // A folded transpose is read as its source's memory.
         const NodeId p = folded[operand] ? graph.node(operand).operands[0] : operand;
-        if (plan.kernel_of[p] == gid || IsScalarConstant(graph.node(p))) continue;
+        if (plan.kernel_of[p] == gid || IsComputedSource(graph.node(p))) continue;
         if (std::find(kernel.inputs.begin(), kernel.inputs.end(), p) == kernel.inputs.end()) {
           kernel.inputs.push_back(p);
         }
@@ -157,6 +189,11 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
       kernel.matmul = ScheduleMatmul(graph, kernel, folded, limits);
+    }
+    if (kernel.kind == KernelKind::kAttention) {
+      for (const AttentionChain& chain : chains) {
+        if (chain.nodes == kernel.nodes) kernel.attention = ScheduleAttention(graph, chain, folded, limits);
+      }
     }
     absl::StatusOr<Traffic> traffic = KernelTraffic(graph, kernel);
     if (!traffic.ok()) return traffic.status();

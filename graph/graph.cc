@@ -39,7 +39,7 @@ NodeSpec SpecOf(const Node& node) {
                 .perm = node.perm, .starts = node.starts, .steps = node.steps};
   const OpFamily family = OpFamilyOf(node.op);
   if (family == OpFamily::kInput || family == OpFamily::kReshape || family == OpFamily::kSlice ||
-      IsTensorConstant(node)) {
+      family == OpFamily::kIota || IsTensorConstant(node)) {
     spec.shape = node.shape;
   }
   return spec;

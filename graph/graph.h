@@ -76,6 +76,10 @@ struct Node {
 // tensor constant (a weight, a bias, a mask) is read from memory like an input.
 inline bool IsTensorConstant(const Node& node) { return node.op == OpKind::kConstant && node.data != nullptr; }
 inline bool IsScalarConstant(const Node& node) { return node.op == OpKind::kConstant && node.data == nullptr; }
+// Values kernels compute in registers from nothing but indices: scalar
+// constants (immediates) and iota (each element's position). They take no
+// memory and cost no traffic.
+inline bool IsComputedSource(const Node& node) { return IsScalarConstant(node) || node.op == OpKind::kIota; }
 
 class Graph {
  public:

@@ -40,6 +40,7 @@ class Inference {
   absl::Status InferReshape(Node& node) const;
   absl::Status InferTranspose(Node& node) const;
   absl::Status InferSlice(Node& node) const;
+  absl::Status InferIota(Node& node) const;
 
   NodeSpec spec_;
   absl::Span<const Node* const> operands_;
@@ -314,6 +315,22 @@ absl::Status Inference::InferSlice(Node& node) const {
   return absl::OkStatus();
 }
 
+// iota: shape and dtype given, the value of each element its index along the
+// one axis named.
+absl::Status Inference::InferIota(Node& node) const {
+  if (spec_.shape.empty()) return Error("needs a shape (an iota has no operand to take one from)");
+  if (absl::Status s = CheckShape(spec_.shape); !s.ok()) return s;
+  if (spec_.dtype == DType::kBool) return Error("has dtype bool; an index is i32 or a float");
+  const int64_t rank = static_cast<int64_t>(spec_.shape.size());
+  if (spec_.axes.size() != 1 || spec_.axes[0] < -rank || spec_.axes[0] >= rank) {
+    return Error(absl::StrCat("needs one axis in [", -rank, ", ", rank, ") of ", DimsString(spec_.shape)));
+  }
+  node.dtype = spec_.dtype;
+  node.shape = spec_.shape;
+  node.axes = {spec_.axes[0] < 0 ? spec_.axes[0] + rank : spec_.axes[0]};
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Node> Inference::Run() {
   const int arity = OpArity(spec_.op);
   if (static_cast<int>(operands_.size()) != arity) {
@@ -321,15 +338,17 @@ absl::StatusOr<Node> Inference::Run() {
                               operands_.size()));
   }
   const OpFamily family = OpFamilyOf(spec_.op);
-  if (!spec_.axes.empty() && family != OpFamily::kReduce) return Error("axes are only for reductions");
+  if (!spec_.axes.empty() && family != OpFamily::kReduce && family != OpFamily::kIota) {
+    return Error("axes are only for reductions and iota");
+  }
   if (!spec_.perm.empty() && family != OpFamily::kTranspose) return Error("perm is only for transpose");
   if ((!spec_.starts.empty() || !spec_.steps.empty()) && family != OpFamily::kSlice) {
     return Error("starts and steps are only for slices");
   }
   if (spec_.data != nullptr && family != OpFamily::kConstant) return Error("data is only for constants");
   if (!spec_.shape.empty() && family != OpFamily::kInput && family != OpFamily::kReshape &&
-      family != OpFamily::kConstant && family != OpFamily::kSlice) {
-    return Error("a shape is only given for inputs, constants, reshapes and slices");
+      family != OpFamily::kConstant && family != OpFamily::kSlice && family != OpFamily::kIota) {
+    return Error("a shape is only given for inputs, constants, reshapes, slices and iota");
   }
   Node node{.name = spec_.name, .op = spec_.op, .operands = spec_.operands,
             .dtype = DType::kF32, .shape = {}};
@@ -347,6 +366,7 @@ absl::StatusOr<Node> Inference::Run() {
     case OpFamily::kReshape: status = InferReshape(node); break;
     case OpFamily::kTranspose: status = InferTranspose(node); break;
     case OpFamily::kSlice: status = InferSlice(node); break;
+    case OpFamily::kIota: status = InferIota(node); break;
   }
   if (!status.ok()) return status;
   // An inferred shape (a broadcast, a matmul product) obeys the limits an

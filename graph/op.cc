@@ -49,6 +49,7 @@ constexpr OpEntry kOps[] = {
     {OpKind::kReshape, "reshape", OpFamily::kReshape},
     {OpKind::kTranspose, "transpose", OpFamily::kTranspose},
     {OpKind::kSlice, "slice", OpFamily::kSlice},
+    {OpKind::kIota, "iota", OpFamily::kIota},
 };
 static_assert(std::size(kOps) == kNumOpKinds);
 
@@ -70,7 +71,8 @@ OpFamily OpFamilyOf(OpKind op) { return Entry(op).family; }
 int OpArity(OpKind op) {
   switch (OpFamilyOf(op)) {
     case OpFamily::kInput:
-    case OpFamily::kConstant: return 0;
+    case OpFamily::kConstant:
+    case OpFamily::kIota: return 0;
     case OpFamily::kUnary:
     case OpFamily::kCast:
     case OpFamily::kReduce:

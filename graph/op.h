@@ -29,13 +29,14 @@ enum class OpKind : uint8_t {
   kReshape,  // a view of a contiguous tensor
   kTranspose,
   kSlice,    // a strided window of the operand: slices, splits and broadcasts
+  kIota,     // each element's index along one axis: positions for masks, computed, never stored
 };
 
-inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kSlice) + 1;
+inline constexpr int kNumOpKinds = static_cast<int>(OpKind::kIota) + 1;
 
 enum class OpFamily : uint8_t {
   kInput, kConstant, kUnary, kBinary, kCompare, kSelect, kCast, kReduce, kMatmul, kReshape, kTranspose,
-  kSlice,
+  kSlice, kIota,
 };
 
 absl::string_view OpName(OpKind op);

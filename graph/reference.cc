@@ -268,6 +268,17 @@ HostTensor StridedCopy(const Node& node, const HostTensor& in, int64_t base, std
   return out;
 }
 
+HostTensor Iota(const Node& node) {
+  const int64_t stride = RowMajorStrides(node.shape)[node.axes[0]];
+  const int64_t dim = node.shape[node.axes[0]];
+  HostTensor out{.dtype = node.dtype, .shape = node.shape};
+  out.data.resize(NumElements(node.shape));
+  for (size_t i = 0; i < out.data.size(); ++i) {
+    out.data[i] = RoundToDType(static_cast<double>(static_cast<int64_t>(i) / stride % dim), node.dtype);
+  }
+  return out;
+}
+
 HostTensor Transpose(const Node& node, const HostTensor& in) {
   const std::vector<int64_t> in_strides = RowMajorStrides(in.shape);
   std::vector<int64_t> strides;
@@ -346,6 +357,7 @@ HostTensor Evaluation::Compute(NodeId id) {
     case OpFamily::kMatmul: return Matmul(node, *operands[0], *operands[1]);
     case OpFamily::kTranspose: return Transpose(node, *operands[0]);
     case OpFamily::kSlice: return Slice(node, *operands[0]);
+    case OpFamily::kIota: return Iota(node);
     case OpFamily::kReshape: {
       // The same row-major data under a new shape; the buffer moves instead of
       // being copied when this reshape is the operand's last owned use.

@@ -36,14 +36,19 @@ std::vector<NodeId> ConstantBuffers::ConstantsInMemory(const Graph& graph, const
 }
 
 absl::StatusOr<ConstantBuffers> ConstantBuffers::Upload(const Graph& graph, const Plan& plan) {
-  ConstantBuffers result;
-  absl::MutexLock lock(&result.mu_);
+  std::vector<Entry> entries;
   for (NodeId id : ConstantsInMemory(graph, plan)) {
     const std::string bytes = ConstantBytes(graph.node(id));
     absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::FromHost(bytes.data(), static_cast<int64_t>(bytes.size()));
     if (!buffer.ok()) return buffer.status();
     const CUdeviceptr address = buffer->ptr();
-    result.entries_.push_back({id, *std::move(buffer), address});
+    entries.push_back({id, *std::move(buffer), address});
+  }
+  // The lock is released before the result is moved out: the move locks it.
+  ConstantBuffers result;
+  {
+    absl::MutexLock lock(&result.mu_);
+    result.entries_ = std::move(entries);
   }
   return result;
 }

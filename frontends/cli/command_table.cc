@@ -41,8 +41,9 @@ std::vector<Command> MakeTable() {
        .args = "NAME DTYPE DIMS",
        .summary = "write a bundled workload as a graph file",
        .description = "Builds one of the bundled workloads (gelu_naive, softmax_naive, row_sum, matmul_relu, "
-                      "matmul_bias_gelu) for DTYPE (f32, f16, bf16) at DIMS (e.g. 16384x16384; M×N×K for "
-                      "the matmuls) and prints it as text, or writes it to --out.",
+                      "matmul_bias_gelu, attention_naive, attention_causal) for DTYPE (f32, f16, bf16) at DIMS "
+                      "(e.g. 16384x16384; M×N×K for the matmuls, B×H×S×D for attention) and prints it as "
+                      "text, or writes it to --out.",
        .flags = {&kOut},
        .run = RunWorkloadCommand},
       {.name = "plan",

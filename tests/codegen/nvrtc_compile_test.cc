@@ -87,6 +87,32 @@ TEST(NvrtcCompileTest, MatmulOnEveryPathWithEpilogues) {
   ExpectEveryKernelCompiles(BatchedMatmulWithEpilogue(DType::kBF16, 2, 96, 80, 64));
 }
 
+// Positions computed from indices in pointwise, row and matmul kernels.
+TEST(NvrtcCompileTest, IotaMasksCompile) {
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {3, 96, 96});
+  Value w = b.Input("w", DType::kBF16, {96, 64});
+  Value causal = Ge(b.Iota(DType::kI32, {96, 96}, 0), b.Iota(DType::kI32, {96, 96}, 1));
+  Value masked = Select(causal, x, b.Constant(-INFINITY, DType::kBF16));
+  Value e = Exp(masked - ReduceMax(masked, {2}, true));
+  Value p = e / ReduceSum(e, {2}, true);
+  Value positions = Matmul(x, w) + b.Iota(DType::kBF16, {96, 64}, 0);
+  ExpectEveryKernelCompiles(*b.Build({p, Relu(positions), b.Iota(DType::kI32, {3, 96, 96}, 2) + Cast(causal, DType::kI32)}));
+}
+
+TEST(NvrtcCompileTest, AttentionKernelsCompile) {
+  ExpectEveryKernelCompiles(*AttentionNaive(DType::kBF16, 2, 4, 384, 128, /*causal=*/false));
+  ExpectEveryKernelCompiles(*AttentionNaive(DType::kF16, 2, 4, 200, 64, /*causal=*/true));
+  // A stored Kᵀ (keys contiguous), an additive bias, odd lengths, no max.
+  GraphBuilder b;
+  Value q = b.Input("q", DType::kBF16, {3, 200, 64});
+  Value kt = b.Input("kt", DType::kBF16, {3, 64, 328});
+  Value v = b.Input("v", DType::kBF16, {3, 328, 128});
+  Value bias = b.Input("bias", DType::kBF16, {3, 200, 328});
+  Value e = Exp(Matmul(q, kt) * 0.125 + bias);
+  ExpectEveryKernelCompiles(*b.Build({Matmul(e / ReduceSum(e, {2}, true), v)}));
+}
+
 TEST(NvrtcCompileTest, MatmulBeforeHopperUsesMmaSync) {
   DeviceLimits ampere;
   ampere.compute_capability = 80;

@@ -39,6 +39,13 @@ constexpr const char* kMatmulBundled[] = {
     "matmul_relu_8192x8192x8192_bf16.textproto",      "matmul_relu_8192x8192x8192_f16.textproto",
 };
 
+// bench/graphs/attention/: attention by fusion (bench/attention_bench.py).
+constexpr const char* kAttentionBundled[] = {
+    "attention_causal_4x16x4096x128_bf16.textproto", "attention_naive_4x16x1024x128_bf16.textproto",
+    "attention_naive_4x16x16384x128_bf16.textproto", "attention_naive_4x16x4096x128_bf16.textproto",
+    "attention_naive_4x16x4096x64_bf16.textproto",
+};
+
 fs::path GraphsDir() {
   const char* source = std::getenv("KILN_SOURCE_DIR");
   return fs::path(source == nullptr ? "." : source) / "bench" / "graphs";
@@ -80,12 +87,15 @@ TEST(BundledGraphsTest, ExactlyTheDesignShapesAreBundled) {
   EXPECT_EQ(GraphFilesIn(GraphsDir()), std::vector<std::string>(std::begin(kBundled), std::end(kBundled)));
   EXPECT_EQ(GraphFilesIn(GraphsDir() / "matmul"),
             std::vector<std::string>(std::begin(kMatmulBundled), std::end(kMatmulBundled)));
+  EXPECT_EQ(GraphFilesIn(GraphsDir() / "attention"),
+            std::vector<std::string>(std::begin(kAttentionBundled), std::end(kAttentionBundled)));
 }
 
 TEST(BundledGraphsTest, EachFileIsTheBuildersGraph) {
   std::vector<fs::path> paths;
   for (const char* file : kBundled) paths.push_back(GraphsDir() / file);
   for (const char* file : kMatmulBundled) paths.push_back(GraphsDir() / "matmul" / file);
+  for (const char* file : kAttentionBundled) paths.push_back(GraphsDir() / "attention" / file);
   for (const fs::path& path : paths) {
     SCOPED_TRACE(path.string());
     absl::StatusOr<Graph> expected = GraphNamedBy(path.filename().string());

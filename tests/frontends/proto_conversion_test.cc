@@ -107,11 +107,11 @@ TEST(ProtoConversionTest, FieldsAnOpDoesNotUseAreRefused) {
   EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" keepdims: true })pb")),
             "node \"y\" (exp): keepdims is only for reductions");
   EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" axes: 0 })pb")),
-            "node \"y\" (exp): axes are only for reductions");
+            "node \"y\" (exp): axes are only for reductions and iota");
   EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" perm: 0 })pb")),
             "node \"y\" (exp): perm is only for transpose");
   EXPECT_EQ(Message(ParseGraphText(head + R"pb(node { name: "y" op: "exp" operand: "x" shape: 16 })pb")),
-            "node \"y\" (exp): a shape is only given for inputs, constants, reshapes and slices");
+            "node \"y\" (exp): a shape is only given for inputs, constants, reshapes, slices and iota");
   EXPECT_EQ(
       Message(ParseGraphText(head + R"pb(node { name: "y" op: "constant" dtype: F32 shape: 1 })pb")),
       "node \"y\" (constant): a scalar constant has shape []; a constant of shape [1] needs its data");

@@ -100,7 +100,7 @@ absl::StatusOr<Graph> AllOpsGraph() {
   flags = Ne(flags, Gt(u, x));
   flags = Eq(flags, b.Constant(1, DType::kBool));
   Value s = Select(flags, mixed, x);
-  Value scale = Cast(i * 7.0, DType::kF32);
+  Value scale = Cast(i * 7.0, DType::kF32) + b.Iota(DType::kF32, {4, 6}, -1);
   Value row_sum = ReduceSum(s * scale, {1}, /*keepdims=*/true);
   Value row_max = ReduceMax(s, {-1});
   Value all_min = ReduceMin(s, {0, 1});

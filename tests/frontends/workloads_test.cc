@@ -147,13 +147,13 @@ TEST(WorkloadsTest, BuildWorkloadByName) {
 TEST(WorkloadsTest, BuildWorkloadErrors) {
   ExpectInvalid(BuildWorkload("softmax", DType::kF32, {4, 8}).status(),
                 "unknown workload \"softmax\" (expected gelu_naive, softmax_naive, row_sum, "
-                "matmul_relu or matmul_bias_gelu)");
+                "matmul_relu, matmul_bias_gelu, attention_naive or attention_causal)");
   ExpectInvalid(BuildWorkload("gemm", DType::kF32, {4, 8, 16}).status(),
                 "unknown workload \"gemm\" (expected gelu_naive, softmax_naive, row_sum, "
-                "matmul_relu or matmul_bias_gelu)");
+                "matmul_relu, matmul_bias_gelu, attention_naive or attention_causal)");
   ExpectInvalid(BuildWorkload("a\"b", DType::kF32, {4}).status(),
                 "unknown workload \"a\\\"b\" (expected gelu_naive, softmax_naive, row_sum, "
-                "matmul_relu or matmul_bias_gelu)");
+                "matmul_relu, matmul_bias_gelu, attention_naive or attention_causal)");
   ExpectInvalid(BuildWorkload("matmul_bias_gelu", DType::kF32, {4, 8}).status(),
                 "workload matmul_bias_gelu takes 3 dims, got [4,8]");
   ExpectInvalid(BuildWorkload("softmax_naive", DType::kF32, {4}).status(),

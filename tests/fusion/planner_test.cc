@@ -323,6 +323,26 @@ TEST(PlannerTest, TransposesThatCannotBeLayoutsStayKernels) {
   EXPECT_EQ(odd.kernels[1].matmul.tier, MatmulTier::kMmaSync);
 }
 
+TEST(PlannerTest, IotaMasksAreComputedNotRead) {
+  // A causal mask over a row softmax: one kernel reading x alone.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {64, 64});
+  Value causal = Ge(b.Iota(DType::kI32, {64, 64}, 0), b.Iota(DType::kI32, {64, 64}, 1));
+  Value masked = Select(causal, x, b.Constant(-INFINITY, DType::kF32));
+  Value e = Exp(masked - ReduceMax(masked, {1}, true));
+  const Graph graph = *b.Build({(e / ReduceSum(e, {1}, true)).Named("p")});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_THAT(NodeNames(graph, plan.kernels[0].inputs), ElementsAre("x"));
+  EXPECT_EQ(plan.total.bytes(), 2 * 64 * 64 * 4);
+
+  GraphBuilder o;
+  Value i = o.Iota(DType::kF32, {4}, 0).Named("positions");
+  EXPECT_EQ(PlanFusion(*o.Build({i}), DeviceLimits{}).status(),
+            absl::UnimplementedError("node \"positions\" (iota): an iota is computed where it is read and cannot be a "
+                                     "graph output; add 0 to it to store it"));
+}
+
 TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   Plan plan = *PlanFusion(*MatmulRelu(DType::kBF16, 1024, 1024, 1024), DeviceLimits{});
   const MatmulConfig wide{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 3, .group_m = 16};

@@ -202,11 +202,11 @@ TEST_F(InferTest, OperandAndAttributeErrors) {
   ExpectInvalid(Error({.name = "y", .op = OpKind::kInput, .operands = {x}}),
                 "node \"y\" (input): takes 0 operands, got 1");
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .axes = {0}}),
-                "node \"y\" (exp): axes are only for reductions");
+                "node \"y\" (exp): axes are only for reductions and iota");
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .perm = {1, 0}}),
                 "node \"y\" (exp): perm is only for transpose");
   ExpectInvalid(Error({.name = "y", .op = OpKind::kExp, .operands = {x}, .shape = {6}}),
-                "node \"y\" (exp): a shape is only given for inputs, constants, reshapes and slices");
+                "node \"y\" (exp): a shape is only given for inputs, constants, reshapes, slices and iota");
 }
 
 TEST_F(InferTest, ShapeErrors) {
@@ -340,6 +340,20 @@ TEST_F(InferTest, MatmulErrors) {
                 "[..., K, N])");
   ExpectInvalid(Error({.name = "c", .op = OpKind::kMatmul, .operands = {a3, b3}}),
                 "node \"c\" (matmul): batch dims of [2,3,4] and [3,4,5] cannot broadcast");
+}
+
+TEST_F(InferTest, IotaNeedsAShapeOneAxisAndANumericDtype) {
+  const Node& rows = Add({.name = "rows", .op = OpKind::kIota, .dtype = DType::kI32, .shape = {3, 5}, .axes = {-2}});
+  EXPECT_EQ(rows.shape, (Dims{3, 5}));
+  EXPECT_EQ(rows.axes, (std::vector<int64_t>{0}));
+  ExpectInvalid(Error({.name = "i", .op = OpKind::kIota, .dtype = DType::kI32, .axes = {0}}),
+                "node \"i\" (iota): needs a shape (an iota has no operand to take one from)");
+  ExpectInvalid(Error({.name = "i", .op = OpKind::kIota, .dtype = DType::kBool, .shape = {3}, .axes = {0}}),
+                "node \"i\" (iota): has dtype bool; an index is i32 or a float");
+  ExpectInvalid(Error({.name = "i", .op = OpKind::kIota, .dtype = DType::kF32, .shape = {3, 5}, .axes = {2}}),
+                "node \"i\" (iota): needs one axis in [-2, 2) of [3,5]");
+  ExpectInvalid(Error({.name = "i", .op = OpKind::kIota, .dtype = DType::kF32, .shape = {3, 5}, .axes = {0, 1}}),
+                "node \"i\" (iota): needs one axis in [-2, 2) of [3,5]");
 }
 
 TEST_F(InferTest, MatmulBroadcastsBatchDims) {

@@ -162,6 +162,16 @@ TEST(ReferenceTest, MatmulMatchesNaiveLoops) {
   }
 }
 
+TEST(ReferenceTest, IotaCountsAlongItsAxis) {
+  GraphBuilder b;
+  Value rows = b.Iota(DType::kI32, {2, 3}, 0);
+  Value cols = b.Iota(DType::kF32, {2, 3}, 1);
+  std::vector<HostTensor> out = Evaluate(*b.Build({rows + 0, cols * 1.0}), {});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(out[0].data, ElementsAre(0, 0, 0, 1, 1, 1));
+  EXPECT_THAT(out[1].data, ElementsAre(0, 1, 2, 0, 1, 2));
+}
+
 // Broadcast batch dims read the same matrix for every batch they span: each
 // product equals the unbatched product of the matrices it pairs.
 TEST(ReferenceTest, MatmulBroadcastsBatchDims) {

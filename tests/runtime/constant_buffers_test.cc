@@ -2,6 +2,7 @@
 // GPU, that they are uploaded once and read by every Run.
 #include "runtime/constant_buffers.h"
 
+#include "frontends/workloads.h"
 #include "fusion/planner.h"
 #include "gmock/gmock.h"
 #include "graph/reference.h"
@@ -32,6 +33,18 @@ TEST(ConstantBuffersTest, TensorConstantsGetMemoryAndImmediatesDoNot) {
 
 TEST(ConstantBuffersTest, ConstantsReadThroughViewsGetMemory) {
   EXPECT_THAT(ConstantsInMemory(ReshapedConstants(), true), ElementsAre("constant_1", "constant_3"));
+}
+
+// A graph with no tensor constants uploads nothing, so this runs without a
+// device; it also moves the result out of Upload, which must not hold its
+// own lock while the move takes it.
+TEST(ConstantBuffersTest, NothingToUploadNeedsNoDevice) {
+  const Graph graph = *GeluNaive(DType::kF32, {64, 64});
+  absl::StatusOr<ConstantBuffers> buffers = ConstantBuffers::Upload(graph, *PlanFusion(graph, DeviceLimits{}));
+  ASSERT_TRUE(buffers.ok()) << buffers.status();
+  EXPECT_EQ(buffers->uploaded_bytes(), 0);
+  ConstantBuffers moved = *std::move(buffers);
+  EXPECT_EQ(moved.uploaded_bytes(), 0);
 }
 
 TEST(ConstantBuffersTest, ConstantOutputsGetMemory) {

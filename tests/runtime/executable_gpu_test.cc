@@ -2,6 +2,7 @@
 // matmuls on every tile path must match the reference interpreter. The random
 // differential suite is tests/gpu/differential_test.cc.
 // Every test skips with a message where there is no CUDA device.
+#include <cmath>
 #include <optional>
 #include <string>
 
@@ -42,6 +43,22 @@ TEST_F(ExecutableGpuTest, SeedGraphsMatchTheReference) {
   for (const auto& [name, graph] : graphs) {
     EXPECT_EQ(CheckGraph(graph, cache, 42), "") << name;
   }
+}
+
+// Causal masks from iota in a row softmax and positions in a matmul
+// epilogue and a pointwise kernel: computed from indices, checked like data.
+TEST_F(ExecutableGpuTest, IotaMasksMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {3, 200, 200});
+  Value w = b.Input("w", DType::kF32, {200, 72});
+  Value causal = Ge(b.Iota(DType::kI32, {200, 200}, 0), b.Iota(DType::kI32, {200, 200}, 1));
+  Value masked = Select(causal, x, b.Constant(-INFINITY, DType::kF32));
+  Value e = Exp(masked - ReduceMax(masked, {2}, true));
+  Value p = (e / ReduceSum(e, {2}, true)).Named("p");
+  Value positions = (Matmul(x, w) + b.Iota(DType::kF32, {200, 72}, 0)).Named("positions");
+  Value counts = (b.Iota(DType::kI32, {3, 200, 200}, 0) + Cast(causal, DType::kI32)).Named("counts");
+  EXPECT_EQ(CheckGraph(*b.Build({p, positions, counts}), cache, 9), "");
 }
 
 TEST_F(ExecutableGpuTest, LoopedSoftmaxWithOnlineRecurrenceMatches) {
