@@ -142,7 +142,7 @@ def child(args) -> int:
 
 
 def run_kiln(args, x_path: pathlib.Path, out_dir: pathlib.Path, unfused: bool) -> dict:
-    command = shlex.split(args.kiln) + ["run", str(args.models / f"{MODEL}.onnx"), "--json", "--nocheck",
+    command = shlex.split(args.kiln) + ["run", str(args.models / f"{MODEL}.onnx"), "--json", "--no-check",
                                         f"--iters={args.reps}", f"--inputs=x={x_path}", f"--save-outputs={out_dir}"]
     if unfused:
         command.append("--unfused")

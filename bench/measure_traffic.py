@@ -1,21 +1,14 @@
 #!/usr/bin/env python3
-"""Measures each kiln kernel's DRAM traffic with Nsight Compute and compares it with the model.
+"""Measures kiln's kernels' DRAM traffic with Nsight Compute over many graphs and tabulates it.
 
     python3 bench/measure_traffic.py --kiln ".gpu/run kiln" \\
         --graphs 'bench/graphs/*.textproto' --out bench/results/traffic
 
-For every graph file and for both plans (fused, unfused):
-  1. `kiln plan FILE --json` gives the model's bytes_read/bytes_written per kernel;
-  2. `kiln run FILE --iters 1 --check=false [--unfused] --json` runs under
-     `ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum`, limited
-     to the plan's kernels and their first two launches each, exported to a report that is then
-     printed with `ncu --import ... --csv --page raw --print-units base` (so kiln's own stdout
-     never mixes with the CSV);
-  3. each plan kernel is joined to its launches by name (kiln uses the same kernel names in its
-     plan, its run output and the generated CUDA functions) and measured on its last profiled
-     launch, the timed iteration.
-A kernel whose measured read + write bytes differ from the model's by more than --tolerance
-(10 %) is flagged on stdout and in OUT/traffic.md; every figure goes to OUT/traffic.json.
+For every graph file and both plans (fused, unfused) this runs `kiln run --measure --json FILE
+[--unfused]`: kiln itself runs the plan under `ncu`, reads each kernel's dram__bytes_read.sum and
+dram__bytes_write.sum back and puts them next to its traffic model (frontends/cli/run_measure.h
+says how). This script only collects those reports: every figure goes to OUT/traffic.json, and the
+table, with the kernels more than --tolerance (10 %) away from the model flagged, to OUT/traffic.md.
 
 ncu flushes the caches before each profiled kernel, so reads come from DRAM. Writes can
 under-count: up to an L2's worth (60 MB on an H200) of dirty lines may still sit in L2 when the
@@ -26,109 +19,15 @@ Standard library only.
 from __future__ import annotations
 
 import argparse
-import csv
 import datetime
 import glob
-import io
 import json
 import pathlib
-import re
 import shlex
 import subprocess
 import sys
 
-METRICS = ("dram__bytes_read.sum", "dram__bytes_write.sum")
 PLANS = ("fused", "unfused")
-
-
-def kernel_base_name(name: str) -> str:
-    """"f0_pointwise(float const*, float*)" -> "f0_pointwise": what the plan calls it."""
-    return name.split("(", 1)[0].strip()
-
-
-def parse_number(text: str) -> float | None:
-    try:
-        return float(text.replace(",", ""))
-    except ValueError:
-        return None
-
-
-def parse_ncu_csv(text: str) -> list[dict]:
-    """Launches in an ncu CSV: [{"id", "kernel", "read", "write"}], in launch order.
-
-    Accepts both layouts ncu prints: the raw page (one row per launch, one column per metric,
-    a units row under the header) and the details page (one row per launch and metric, with
-    "Metric Name"/"Metric Value" columns). Lines before the header (==PROF== messages) are skipped.
-    """
-    lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
-    if start is None:
-        return []
-    rows = list(csv.DictReader(io.StringIO("\n".join(lines[start:]))))
-    launches: dict[int, dict] = {}
-    for row in rows:
-        launch_id = parse_number(row.get("ID") or "")
-        if launch_id is None:  # the units row of the raw page
-            continue
-        launch = launches.setdefault(int(launch_id), {
-            "id": int(launch_id), "kernel": kernel_base_name(row.get("Kernel Name", "")),
-            "read": None, "write": None})
-        if "Metric Name" in row:
-            pairs = [(row["Metric Name"], row.get("Metric Value", ""))]
-        else:
-            pairs = [(metric, row.get(metric, "")) for metric in METRICS]
-        for metric, value in pairs:
-            if metric in METRICS:
-                launch["read" if metric == METRICS[0] else "write"] = parse_number(value)
-    return sorted(launches.values(), key=lambda launch: launch["id"])
-
-
-def parse_run_json(stdout: str) -> dict[str, dict]:
-    """kiln run's kernels by name, from its stdout under ncu ({} if it cannot be read)."""
-    text = "\n".join(line for line in stdout.splitlines() if not line.startswith("=="))
-    try:
-        return {k["name"]: k for k in json.loads(text).get("kernels", [])}
-    except (ValueError, AttributeError, KeyError, TypeError):
-        return {}
-
-
-def compare(model: list[dict], launches: list[dict], tolerance: float,
-            run_kernels: dict[str, dict] | None = None) -> list[dict]:
-    """Joins the plan's kernels to their last launch and computes the relative deviation.
-
-    run_kernels (kiln run's own JSON) only cross-checks the plan: `kiln plan` assumes an H200's
-    limits, so on another GPU `kiln run` may choose another strategy than the model describes.
-    """
-    last = {launch["kernel"]: launch for launch in launches}
-    counts: dict[str, int] = {}
-    for launch in launches:
-        counts[launch["kernel"]] = counts.get(launch["kernel"], 0) + 1
-    out = []
-    for kernel in model:
-        name = kernel["name"]
-        model_read, model_write = kernel["bytes_read"], kernel["bytes_written"]
-        launch = last.get(name)
-        ran = (run_kernels or {}).get(name, {})
-        row = {"kernel": name, "kind": kernel.get("kind"), "strategy": kernel.get("strategy"),
-               "model_read": model_read, "model_write": model_write,
-               "measured_read": None, "measured_write": None, "launches": counts.get(name, 0),
-               "deviation": None, "flagged": False, "note": ""}
-        if launch is None:
-            row["note"] = "no launch of this kernel was profiled"
-        elif launch["read"] is None or launch["write"] is None:
-            row["note"] = "ncu reported no value for a DRAM metric"
-        else:
-            row["measured_read"], row["measured_write"] = launch["read"], launch["write"]
-            model_total = model_read + model_write
-            measured = launch["read"] + launch["write"]
-            row["deviation"] = (measured - model_total) / model_total if model_total else None
-            row["flagged"] = row["deviation"] is not None and abs(row["deviation"]) > tolerance
-        if ran and ran.get("strategy") != kernel.get("strategy"):
-            mismatch = (f"kiln run chose {ran.get('strategy')}, the plan "
-                        f"{kernel.get('strategy')}: the model may not apply")
-            row["note"] = "; ".join(filter(None, [row["note"], mismatch]))
-        out.append(row)
-    return out
 
 
 def run_command(cmd: list[str], log: pathlib.Path, timeout: float) -> subprocess.CompletedProcess:
@@ -149,51 +48,43 @@ def last_line(text: str) -> str:
     return (own or lines or ["no output"])[-1]
 
 
-def measure_graph(graph: pathlib.Path, args, out: pathlib.Path) -> tuple[list[dict], list[dict]]:
-    """(compared kernels, errors) for both plans of one graph."""
+def rows_from_measure(graph: str, plan: str, measured: dict, tolerance: float) -> list[dict]:
+    """kiln run --measure --json's kernels as this script's rows, flagged at `tolerance`."""
+    rows = []
+    for k in measured.get("kernels", []):
+        deviation = k.get("deviation")
+        rows.append({"graph": graph, "plan": plan, "kernel": k["kernel"], "kind": k.get("kind"),
+                     "strategy": k.get("strategy"), "model_read": k["model_read"],
+                     "model_write": k["model_write"], "measured_read": k.get("measured_read"),
+                     "measured_write": k.get("measured_write"), "launches": k.get("launches", 0),
+                     "deviation": deviation,
+                     "flagged": deviation is not None and abs(deviation) > tolerance,
+                     "note": k.get("note", "")})
+    return rows
+
+
+def measure_graph(graph: pathlib.Path, args, out: pathlib.Path) -> tuple[list[dict], list[dict], str]:
+    """(rows, errors, ncu command) for both plans of one graph."""
     name = graph.stem
     log = out / "logs" / f"{name}.log"
     log.write_text("")
-    proc = run_command([*args.kiln, "plan", str(graph), "--json"], log, args.timeout)
-    if proc.returncode != 0:
-        return [], [{"graph": name, "plan": "both", "error": f"kiln plan: {last_line(proc.stderr)}"}]
-    try:
-        plan = json.loads(proc.stdout)
-        models = {"fused": plan["kernels"], "unfused": plan["unfused_kernels"]}
-    except (ValueError, KeyError, TypeError) as err:
-        return [], [{"graph": name, "plan": "both", "error": f"kiln plan --json: {err}"}]
-
-    rows, errors = [], []
+    rows, errors, command = [], [], ""
     for which in PLANS:
-        report = out / "ncu" / f"{name}_{which}"
-        run = [*args.kiln, "run", str(graph), "--iters", "1", "--check=false", "--json"]
+        cmd = [*args.kiln, "run", "--measure", "--json", str(graph)]
         if which == "unfused":
-            run.append("--unfused")
-        # Only the plan's kernels, and only their first two launches each (kiln run's first
-        # run, then its first timed one): it launches the plan 200 more times to time the host,
-        # and ncu flushes the caches before every profiled launch, so any launch measures alike.
-        names = [kernel["name"] for kernel in models[which]]
-        if not names:
-            continue
-        only_plan = f"regex:^({'|'.join(re.escape(n) for n in names)})$"
-        proc = run_command([args.ncu, "--clock-control", "none", "--metrics", ",".join(METRICS),
-                            "--kernel-name", only_plan, "--launch-count", str(2 * len(names)),
-                            "--export", str(report), "--force-overwrite", *run], log, args.timeout)
+            cmd.append("--unfused")
+        proc = run_command(cmd, log, args.timeout)
         if proc.returncode != 0:
-            errors.append({"graph": name, "plan": which,
-                           "error": f"kiln run under ncu: {last_line(proc.stderr)}"})
+            errors.append({"graph": name, "plan": which, "error": f"kiln run --measure: {last_line(proc.stderr)}"})
             continue
-        run_kernels = parse_run_json(proc.stdout)
-        proc = run_command([args.ncu, "--import", f"{report}.ncu-rep", "--csv", "--page", "raw",
-                            "--print-units", "base"], log, args.timeout)
-        launches = parse_ncu_csv(proc.stdout) if proc.returncode == 0 else []
-        if not launches:
-            errors.append({"graph": name, "plan": which,
-                           "error": f"ncu --import gave no launches: {last_line(proc.stderr)}"})
+        try:
+            measured = json.loads(proc.stdout)
+        except ValueError as err:
+            errors.append({"graph": name, "plan": which, "error": f"kiln run --measure --json: {err}"})
             continue
-        for row in compare(models[which], launches, args.tolerance, run_kernels):
-            rows.append({"graph": name, "plan": which, **row})
-    return rows, errors
+        command = measured.get("command", command)
+        rows += rows_from_measure(name, which, measured, args.tolerance)
+    return rows, errors, command
 
 
 def fmt_bytes(value: float | None) -> str:
@@ -213,8 +104,8 @@ def render_markdown(result: dict) -> str:
         "",
         f"{result['environment']} · {result['date']}",
         "",
-        f"`{result['command']}` on `kiln run FILE --iters 1 --check=false [--unfused]`; each "
-        f"kernel's last profiled launch. Flagged (⚠): read + write more than {tol:.0%} away from the "
+        f"`kiln run --measure FILE [--unfused]`, which runs `{result['command']} kiln run FILE --iters=1 "
+        f"--no-check`; each kernel's last profiled launch. Flagged (⚠): read + write more than {tol:.0%} away from the "
         "model. Writes may under-count by what is still dirty in L2 when a kernel ends.",
         "",
         "| graph | plan | kernel | strategy | model read | measured read | model write | "
@@ -282,8 +173,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--graphs", nargs="+", default=["bench/graphs/*.textproto"],
                         help="globs of graph files (default: %(default)s)")
     parser.add_argument("--out", required=True, type=pathlib.Path,
-                        help="directory for traffic.json, traffic.md, ncu reports and logs")
-    parser.add_argument("--ncu", default="ncu", help="Nsight Compute CLI (default: ncu)")
+                        help="directory for traffic.json, traffic.md and logs")
+    parser.add_argument("--ncu", default="ncu",
+                        help="Nsight Compute CLI, for its version in the report; kiln finds ncu itself "
+                             "(PATH, or KILN_NCU) (default: ncu)")
     parser.add_argument("--tolerance", type=float, default=0.10,
                         help="relative deviation that flags a kernel (default: %(default)s)")
     parser.add_argument("--timeout", type=float, default=600,
@@ -303,14 +196,14 @@ def main(argv: list[str] | None = None) -> int:
     graphs = sorted({pathlib.Path(p) for pattern in args.graphs for p in glob.glob(pattern)})
     if not graphs:
         parser.error(f"no graph file matches {' '.join(args.graphs)!r}")
-    for sub in ("ncu", "logs"):
-        (args.out / sub).mkdir(parents=True, exist_ok=True)
+    (args.out / "logs").mkdir(parents=True, exist_ok=True)
 
-    kernels, errors = [], []
+    kernels, errors, command = [], [], ""
     for graph in graphs:
-        rows, errs = measure_graph(graph, args, args.out)
+        rows, errs, used = measure_graph(graph, args, args.out)
         kernels += rows
         errors += errs
+        command = used or command
         for r in rows:
             state = "FLAG" if r["flagged"] else "ok  "
             off = "—" if r["deviation"] is None else f"{r['deviation']:+.1%}"
@@ -324,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "environment": f"GPU, driver: {gpu or 'unknown'} · ncu: "
                        f"{tool_line([args.ncu, '--version']) or 'unknown'}",
-        "command": f"{args.ncu} --clock-control none --metrics {','.join(METRICS)}",
+        "command": command,
         "tolerance": args.tolerance,
         "kernels": kernels,
         "errors": errors,

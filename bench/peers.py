@@ -11,7 +11,7 @@ the peers get fresh random inputs and are checked against a float64 PyTorch comp
 
 Peers:
   copy     device-to-device copy of the largest input: the bandwidth ceiling (read + write)
-  eager    PyTorch eager on DESIGN.md's naive op sequence, one op at a time
+  eager    PyTorch eager on docs/design.md's naive op sequence, one op at a time
   builtin  PyTorch's own op: F.gelu(x, approximate="tanh"), torch.softmax(x, 1), x.sum(1),
            torch.relu(a @ b)
   compile  torch.compile of the naive function
@@ -52,7 +52,7 @@ TRITON_SOFTMAX_MAX_COLS = 16384
 
 
 # ---------------------------------------------------------------------------------------------
-# The naive functions, exactly DESIGN.md's op sequences (also the float64 reference math).
+# The naive functions, exactly docs/design.md's op sequences (also the float64 reference math).
 # ---------------------------------------------------------------------------------------------
 
 def naive_gelu(x):
@@ -260,7 +260,7 @@ def random_inputs(workload: str, dims: list[int], dtype: str, seed: int) -> list
 
 
 def tolerance(workload: str, dtype: str) -> float:
-    """DESIGN.md's bounds; fp32 matmul gets the tf32 bound because cuBLAS or Triton may use it."""
+    """docs/design.md's bounds; fp32 matmul gets the tf32 bound because cuBLAS or Triton may use it."""
     if dtype in ("bf16", "f16"):
         return 1e-2
     return 1e-3 if workload == "matmul_relu" else 1e-5

@@ -12,7 +12,7 @@ A later OUTDIR overrides an earlier one for the same graph and implementation. T
 files go to --out (default: the first OUTDIR).
 
 Rates are computed here, not taken from the inputs, with one convention for every implementation
-of a row: a workload's compulsory HBM bytes (DESIGN.md's fused traffic model with the row kept on
+of a row: a workload's compulsory HBM bytes (docs/design.md's fused traffic model with the row kept on
 chip) or 2*M*N*K FLOPs, divided by the measured time. Every rate of a row is therefore
 proportional to 1/time, and "fraction of the copy ceiling" reads directly as efficiency.
 
@@ -36,7 +36,7 @@ RESULTS_SCHEMA = "kiln-bench-results/1"
 DTYPE_BYTES = {"f32": 4, "bf16": 2, "f16": 2}
 WORKLOADS = ("gelu_naive", "softmax_naive", "row_sum", "matmul_relu")
 
-# DESIGN.md's benchmark table, in its order; rows not listed here sort after it by name.
+# docs/design.md's benchmark table, in its order; rows not listed here sort after it by name.
 BENCH_ORDER = (
     "gelu_naive_16384x16384_f32",
     "gelu_naive_16384x16384_bf16",
@@ -102,7 +102,7 @@ def parse_dims(shape: str) -> list[int]:
 def compulsory_cost(workload: str, shape: str, dtype: str) -> tuple[int, int]:
     """(bytes, flops) every implementation must at least spend; flops only for matmul.
 
-    Bytes follow DESIGN.md's traffic model for a plan that keeps each row on chip: GeLU and
+    Bytes follow docs/design.md's traffic model for a plan that keeps each row on chip: GeLU and
     softmax read x and write y once; row sum reads x and writes one value per row; matmul reads
     A and B and writes C once.
     """

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Tests of bench/report.py and of measure_traffic.py's ncu parsing, on synthetic JSON and CSV.
+"""Tests of bench/report.py and measure_traffic.py, on synthetic JSON (ncu's CSV is parsed by kiln itself:
+tests/frontends/ncu_report_test.cc).
 
     python3 bench/test_report.py        (standard library only; no GPU, no PyTorch)
 """
@@ -251,73 +252,53 @@ class ReportTest(unittest.TestCase):
         ET.parse(out / "results.svg")
 
 
-RAW_CSV = """==PROF== Connected to process 4242
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","dram__bytes_read.sum","dram__bytes_write.sum"
-"","","","","","","","","","","","byte","byte"
-"0","4242","kiln","h","f0_pointwise(const float *, float *, long)","1","7","(256, 1, 1)","(1056, 1, 1)","0","9.0","1,073,741,824","1,000,000,000"
-"1","4242","kiln","h","fill_random","1","7","(256, 1, 1)","(1056, 1, 1)","0","9.0","5","7"
-"2","4242","kiln","h","f0_pointwise(const float *, float *, long)","1","7","(256, 1, 1)","(1056, 1, 1)","0","9.0","1073741824","1040000000"
-"""
-
-DETAILS_CSV = """"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","1","kiln","h","u0_mul","1","7","Command line profiler metrics","dram__bytes_read.sum","byte","100"
-"0","1","kiln","h","u0_mul","1","7","Command line profiler metrics","dram__bytes_write.sum","byte","40"
-"""
+MEASURED = {
+    "graph": "g", "plan": "unfused", "target": "NVIDIA H200",
+    "command": "ncu --clock-control none --metrics dram__bytes_read.sum,dram__bytes_write.sum",
+    "tolerance": 0.10,
+    "kernels": [
+        {"kernel": "u0_mul", "kind": "pointwise", "strategy": "vector", "model_read": 100, "model_write": 100,
+         "measured_read": 100, "measured_write": 40, "launches": 2, "deviation": -0.3, "flagged": True, "note": ""},
+        {"kernel": "u1_exp", "kind": "pointwise", "strategy": "vector", "model_read": 64, "model_write": 64,
+         "measured_read": None, "measured_write": None, "launches": 0, "deviation": None, "flagged": False,
+         "note": "no launch of this kernel was profiled"},
+    ],
+}
 
 
 class TrafficTest(unittest.TestCase):
-    def test_raw_page_launches(self):
-        launches = measure_traffic.parse_ncu_csv(RAW_CSV)
-        self.assertEqual([(l["id"], l["kernel"]) for l in launches],
-                         [(0, "f0_pointwise"), (1, "fill_random"), (2, "f0_pointwise")])
-        self.assertEqual(launches[0]["read"], 1_073_741_824)
-        self.assertEqual(launches[2]["write"], 1_040_000_000)
+    def test_kiln_measure_reports_become_rows_flagged_at_the_tolerance(self):
+        rows = measure_traffic.rows_from_measure("g", "unfused", MEASURED, 0.10)
+        self.assertEqual([(r["graph"], r["plan"], r["kernel"], r["flagged"]) for r in rows],
+                         [("g", "unfused", "u0_mul", True), ("g", "unfused", "u1_exp", False)])
+        self.assertEqual(rows[1]["note"], "no launch of this kernel was profiled")
+        loose = measure_traffic.rows_from_measure("g", "unfused", MEASURED, 0.5)
+        self.assertFalse(loose[0]["flagged"])
 
-    def test_details_page_launches(self):
-        self.assertEqual(measure_traffic.parse_ncu_csv(DETAILS_CSV),
-                         [{"id": 0, "kernel": "u0_mul", "read": 100.0, "write": 40.0}])
-        self.assertEqual(measure_traffic.parse_ncu_csv("==PROF== no kernels were profiled\n"), [])
-
-    def test_compare_uses_the_last_launch_and_flags_beyond_tolerance(self):
-        model = [
-            {"name": "f0_pointwise", "kind": "pointwise", "strategy": "vector",
-             "bytes_read": 1_073_741_824, "bytes_written": 1_073_741_824},
-            {"name": "f1_row", "kind": "reduction", "strategy": "looped",
-             "bytes_read": 100, "bytes_written": 100},
-        ]
-        rows = measure_traffic.compare(model, measure_traffic.parse_ncu_csv(RAW_CSV), 0.10)
-        fused, missing = rows
-        self.assertEqual(fused["launches"], 2)
-        self.assertEqual(fused["measured_write"], 1_040_000_000)
-        self.assertAlmostEqual(fused["deviation"],
-                               (1_073_741_824 + 1_040_000_000) / 2_147_483_648 - 1)
-        self.assertFalse(fused["flagged"])
-        self.assertFalse(missing["flagged"])
-        self.assertEqual(missing["note"], "no launch of this kernel was profiled")
-
-        rows = measure_traffic.compare(model[:1], measure_traffic.parse_ncu_csv(RAW_CSV), 0.01)
-        self.assertTrue(rows[0]["flagged"])
-
-    def test_a_strategy_chosen_differently_by_kiln_run_is_noted(self):
-        stdout = ('==PROF== Connected to process 7\n{"graph": "g", "plan": "fused",\n'
-                  ' "kernels": [{"name": "u0_mul", "strategy": "scalar"}]}\n==PROF== Disconnected\n')
-        run_kernels = measure_traffic.parse_run_json(stdout)
-        self.assertEqual(run_kernels["u0_mul"]["strategy"], "scalar")
-        self.assertEqual(measure_traffic.parse_run_json("not json"), {})
-        model = [{"name": "u0_mul", "kind": "pointwise", "strategy": "vector",
-                  "bytes_read": 100, "bytes_written": 40}]
-        rows = measure_traffic.compare(model, measure_traffic.parse_ncu_csv(DETAILS_CSV), 0.10,
-                                       run_kernels)
-        self.assertEqual(rows[0]["deviation"], 0.0)
-        self.assertEqual(rows[0]["note"],
-                         "kiln run chose scalar, the plan vector: the model may not apply")
+    def test_main_collects_both_plans_from_kiln(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            graph = tmp / "g.textproto"
+            graph.write_text("")
+            fake = tmp / "fake-kiln"
+            fake.write_text("#!/bin/sh\n"
+                            "case \"$*\" in *--unfused*) echo 'kiln: no GPU to run on' >&2; exit 1;; esac\n"
+                            f"cat <<'EOF'\n{json.dumps(MEASURED)}\nEOF\n")
+            fake.chmod(0o755)
+            with contextlib.redirect_stdout(io.StringIO()):
+                status = measure_traffic.main(["--kiln", str(fake), "--graphs", str(graph), "--out", str(tmp / "out"),
+                                               "--ncu", "/nonexistent/ncu"])
+            self.assertEqual(status, 0)
+            result = json.loads((tmp / "out" / "traffic.json").read_text())
+            self.assertEqual([(r["plan"], r["kernel"]) for r in result["kernels"]],
+                             [("fused", "u0_mul"), ("fused", "u1_exp")])
+            self.assertEqual(result["errors"],
+                             [{"graph": "g", "plan": "unfused", "error": "kiln run --measure: kiln: no GPU to run on"}])
+            self.assertEqual(result["command"], MEASURED["command"])
+            self.assertIn("| g | fused | u0_mul |", (tmp / "out" / "traffic.md").read_text())
 
     def test_markdown_marks_flagged_kernels(self):
-        launches = measure_traffic.parse_ncu_csv(DETAILS_CSV)
-        model = [{"name": "u0_mul", "kind": "pointwise", "strategy": "vector",
-                  "bytes_read": 100, "bytes_written": 100}]
-        kernels = [dict(graph="g", plan="unfused", **r)
-                   for r in measure_traffic.compare(model, launches, 0.10)]
+        kernels = measure_traffic.rows_from_measure("g", "unfused", MEASURED, 0.10)[:1]
         md = measure_traffic.render_markdown({
             "environment": "GPU", "date": "today", "command": "ncu", "tolerance": 0.10,
             "kernels": kernels, "errors": [{"graph": "m", "plan": "fused", "error": "Unimplemented"}]})

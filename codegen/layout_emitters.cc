@@ -6,6 +6,8 @@
 #include "codegen/cuda_types.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
+#include "codegen/reduce_ops.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -27,7 +29,7 @@ std::string OffsetTerms(const Dims& dims, const std::vector<int64_t>& strides, a
 void FinishLaunch(GeneratedKernel& generated, int64_t outputs, const DeviceLimits& limits) {
   generated.launch.block = kThreads;
   const int64_t wave = int64_t{std::max(limits.sm_count, 1)} * (2048 / kThreads);
-  generated.launch.grid = CappedGrid(std::min((outputs + kThreads - 1) / kThreads, wave));
+  generated.launch.grid = CappedGrid(std::min(CeilDiv(outputs, kThreads), wave));
 }
 
 // A thread per result element, reading the operand at base + the walk of
@@ -67,7 +69,8 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
   const int64_t outputs = NumElements(kept);
   const int64_t count = NumElements(reduced);
   KernelSignature signature(graph, kernel);
-  const char* op = node.op == OpKind::kReduceMax ? "KilnMax" : node.op == OpKind::kReduceMin ? "KilnMin" : "KilnSum";
+  const ReduceCode code = ReduceCodeOf(node.op);
+  const absl::string_view op = code.combiner;
   std::string body = absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
       signature.ParameterList(), ") {\n",
@@ -79,7 +82,7 @@ absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const K
       "      acc = ", op, "::combine(acc, ",
       LoadConversion(operand.dtype, absl::StrCat("in0[base", OffsetTerms(reduced, reduced_strides, "r"), "]")),
       ");\n    }\n");
-  if (node.op == OpKind::kReduceMean) absl::StrAppend(&body, "    acc /= static_cast<float>(", count, "LL);\n");
+  if (code.divides_by_count) absl::StrAppend(&body, "    acc /= static_cast<float>(", count, "LL);\n");
   absl::StrAppend(&body, "    out0[o] = ", StoreConversion(node.dtype, "acc"), ";\n  }\n}\n");
   GeneratedKernel generated;
   signature.Fill(generated);

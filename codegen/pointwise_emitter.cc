@@ -8,6 +8,7 @@
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -113,7 +114,7 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   generated.body = std::move(body);
   const int64_t vectors = n / vec;
   const int64_t tile = int64_t{kThreads} * kUnroll;
-  absl::StatusOr<unsigned> grid = LaunchGrid(kernel.name, std::max<int64_t>((vectors + tile - 1) / tile, 1));
+  absl::StatusOr<unsigned> grid = LaunchGrid(kernel.name, std::max<int64_t>(CeilDiv(vectors, tile), 1));
   if (!grid.ok()) return grid.status();
   generated.launch.grid = *grid;
   generated.launch.block = kThreads;

@@ -9,6 +9,8 @@
 #include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
+#include "codegen/reduce_ops.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -17,14 +19,6 @@ constexpr int kWarpRowsPerBlock = 8;
 constexpr int kLoopUnroll = 4;  // tiles in flight per thread in looped passes
 
 enum class Unit { kWarp, kBlock, kCluster };
-
-absl::string_view ReduceOp(OpKind op) {
-  switch (op) {
-    case OpKind::kReduceMax: return "KilnMax";
-    case OpKind::kReduceMin: return "KilnMin";
-    default: return "KilnSum";
-  }
-}
 
 class RowEmitter {
  public:
@@ -164,7 +158,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     if (!in_pair) plain.push_back(r);
   }
   for (NodeId r : plain) {
-    absl::StrAppend(&body_, "  float acc", r, " = ", ReduceOp(graph_.node(r).op), "::identity();\n");
+    absl::StrAppend(&body_, "  float acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::identity();\n");
   }
   for (const auto& [m, s] : online) absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n");
 
@@ -175,7 +169,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     for (const auto& pair : online) operands.push_back(graph_.node(pair.first).operands[0]);
     if (absl::Status s = program_->Emit(operands, known, code, indent); !s.ok()) return s;
     for (NodeId r : plain) {
-      absl::StrAppend(&code, indent, "acc", r, " = ", ReduceOp(graph_.node(r).op), "::combine(acc", r, ", ",
+      absl::StrAppend(&code, indent, "acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::combine(acc", r, ", ",
                       known[graph_.node(r).operands[0]], ");\n");
     }
     for (const auto& [m, s] : online) {
@@ -187,8 +181,8 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
   if (absl::Status s = EmitElementLoop(inputs, per_element, {}); !s.ok()) return s;
 
   for (NodeId r : plain) {
-    const std::string reduced = UnitReduce(ReduceOp(graph_.node(r).op), absl::StrCat("acc", r));
-    if (graph_.node(r).op == OpKind::kReduceMean) {
+    const std::string reduced = UnitReduce(ReduceCodeOf(graph_.node(r).op).combiner, absl::StrCat("acc", r));
+    if (ReduceCodeOf(graph_.node(r).op).divides_by_count) {
       absl::StrAppend(&body_, "  const float v", r, " = ", reduced, " / static_cast<float>(kCols);\n");
     } else {
       absl::StrAppend(&body_, "  const float v", r, " = ", reduced, ";\n");
@@ -241,10 +235,10 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   for (NodeId out : full_outputs) narrowest = std::min(narrowest, DTypeSize(graph_.node(out).dtype));
   vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
   const int64_t cols = row_.row_length;
-  int64_t chunk = (cols + row_.cluster_blocks - 1) / row_.cluster_blocks;
+  int64_t chunk = CeilDiv(cols, row_.cluster_blocks);
   while (vec_ > 1 && (cols % vec_ != 0 || (row_.cluster_blocks > 1 && chunk % vec_ != 0))) vec_ /= 2;
   const int threads = unit_ == Unit::kWarp ? 32 : row_.threads;
-  slots_ = static_cast<int>((chunk + int64_t{threads} * vec_ - 1) / (int64_t{threads} * vec_));
+  slots_ = static_cast<int>(CeilDiv(chunk, int64_t{threads} * vec_));
   const int block = unit_ == Unit::kWarp ? 32 * kWarpRowsPerBlock : threads;
 
   absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block, ") ");
@@ -323,7 +317,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;
   absl::StatusOr<unsigned> grid =
-      LaunchGrid(kernel_.name, unit_ == Unit::kWarp ? (row_.rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock
+      LaunchGrid(kernel_.name, unit_ == Unit::kWarp ? CeilDiv(row_.rows, kWarpRowsPerBlock)
                                                     : row_.rows * row_.cluster_blocks);
   if (!grid.ok()) return grid.status();
   generated.launch.grid = *grid;

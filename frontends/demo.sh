@@ -3,9 +3,9 @@
 #   kiln check            the file loads and verifies
 #   kiln eval             the CPU reference interpreter, on a scaled-down copy
 #   kiln plan             fused against unfused: kernels and HBM bytes
-#                         (with --explain on one softmax graph)
-#   kiln emit             the CUDA source; compiled with `nvcc -arch=sm_90 -c`
-#                         when nvcc is on PATH
+#                         (with --explain and a dump folder on one softmax graph)
+#   kiln emit             the CUDA source; compiled with
+#                         `nvcc -gencode=arch=compute_90a,code=sm_90a -c` when nvcc is on PATH
 #   kiln run              only where nvidia-smi finds a GPU (the reference check
 #                         of the large matmuls takes the CPU seconds to minutes)
 #
@@ -40,6 +40,18 @@ step() {
   echo
 }
 
+# show_dump DIR: what a dump folder holds, and the head of one kernel's file.
+show_dump() {
+  local dir=$1
+  echo "\$ find $dir -type f | sort"
+  (cd "$dir" && find . -type f | sort | sed 's|^\./|  |')
+  local kernel
+  kernel="$(find "$dir/kernels" -name '*.cu' | sort | head -n 1)"
+  echo "\$ sed -n 1,9p $kernel"
+  sed -n 1,9p "$kernel"
+  echo
+}
+
 # emit GRAPH NAME: writes the fused plan's CUDA source and compiles it with nvcc.
 emit() {
   local graph=$1 name=$2
@@ -51,11 +63,11 @@ emit() {
     if [ -z "$nvcc" ]; then
       echo "nvcc is not on PATH: compile skipped (export PATH=/usr/local/cuda/bin:\$PATH)"
     else
-      echo "\$ nvcc -arch=sm_90 -c $cu"
-      if "$nvcc" -arch=sm_90 -c "$cu" -o "$work/$name.o"; then
-        echo "compiled for sm_90"
+      echo "\$ nvcc -gencode=arch=compute_90a,code=sm_90a -c $cu"
+      if "$nvcc" -gencode=arch=compute_90a,code=sm_90a -c "$cu" -o "$work/$name.o"; then
+        echo "compiled for sm_90a"
       else
-        failed+=("nvcc -arch=sm_90 -c (kiln emit $graph)")
+        failed+=("nvcc -gencode=arch=compute_90a,code=sm_90a -c (kiln emit $graph)")
       fi
     fi
   else
@@ -68,13 +80,15 @@ emit() {
 if [ -z "$nvcc" ]; then echo "demo: nvcc not on PATH, generated CUDA will not be compiled"; fi
 if [ $gpu -eq 0 ]; then echo "demo: no GPU (nvidia-smi finds none), so no \`kiln run\`"; fi
 echo
+step --version
 for graph in bench/graphs/*.textproto; do
   name="$(basename "$graph" .textproto)"
   echo "=================== $name"
   step check "$graph"
   step eval --scale-down "$graph"
   if [ "$name" = "$explain_graph" ]; then
-    step plan --explain "$graph"
+    step plan --explain --dump "$work/dump" "$graph"
+    show_dump "$work/dump"
   else
     step plan "$graph"
   fi

@@ -16,6 +16,7 @@
 #include "google/protobuf/stubs/logging.h"
 #include "google/protobuf/unknown_field_set.h"
 #include "google/protobuf/wire_format_lite.h"
+#include "graph/atomic_file.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -141,30 +142,6 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
   close(fd);
   if (!status.ok()) return status;
   return contents;
-}
-
-absl::Status WriteAll(int fd, absl::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return absl::ErrnoToStatus(errno, "cannot write");
-    bytes.remove_prefix(n);
-  }
-  if (fsync(fd) != 0) return absl::ErrnoToStatus(errno, "cannot sync");
-  return absl::OkStatus();
-}
-
-absl::Status WriteFileAtomically(const std::string& path, absl::string_view bytes) {
-  const std::string temporary = absl::StrCat(path, ".tmp.", getpid());
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return absl::ErrnoToStatus(errno, "cannot create a temporary file beside it");
-  absl::Status status = WriteAll(fd, bytes);
-  if (close(fd) != 0 && status.ok()) status = absl::ErrnoToStatus(errno, "cannot close");
-  if (status.ok() && rename(temporary.c_str(), path.c_str()) != 0) {
-    status = absl::ErrnoToStatus(errno, "cannot rename the temporary file over it");
-  }
-  if (!status.ok()) unlink(temporary.c_str());
-  return status;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The seed workloads of DESIGN.md, built exactly as the lecture writes them.
+// The seed workloads of docs/design.md, built exactly as the lecture writes them.
 //
 //   absl::StatusOr<Graph> g = GeluNaive(DType::kF32, {16384, 16384});
 //   // nodes x, t1..t8, y and the four constants; output y
@@ -36,7 +36,7 @@ absl::StatusOr<Graph> MatmulBiasGelu(DType dtype, int64_t m, int64_t n, int64_t 
 absl::StatusOr<Graph> AttentionNaive(DType dtype, int64_t batch, int64_t heads, int64_t seq, int64_t head_dim,
                                      bool causal);
 
-// A workload by its DESIGN.md name ("gelu_naive", "softmax_naive", "row_sum",
+// A workload by its docs/design.md name ("gelu_naive", "softmax_naive", "row_sum",
 // "matmul_relu", "matmul_bias_gelu", "attention_naive", "attention_causal")
 // with dims {M, N} ({M, N, K} for the matmuls, {B, H, S, D} for attention).
 absl::StatusOr<Graph> BuildWorkload(absl::string_view name, DType dtype, const Dims& dims);

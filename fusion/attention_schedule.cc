@@ -2,13 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "fusion/matmul_schedule.h"
+#include "graph/int_math.h"
 
 namespace kiln {
-namespace {
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-}  // namespace
 
 int64_t AttentionSharedBytes(const AttentionSchedule& s) {
   const int64_t q = int64_t{s.block_q} * s.d * 2;

@@ -52,6 +52,7 @@ class Grouper {
   NodeId Root(NodeId id) const;
   Decision CanJoin(NodeId n, int gid) const;
   Decision CanJoinElementwise(NodeId n, const GroupState& g, int gid) const;
+  Decision CanJoinRowReduction(NodeId n, const Group& group) const;
   bool WouldCycle(NodeId n, int gid) const;
   bool Reaches(int from, int target) const;
   void Place(NodeId n, int gid);
@@ -85,8 +86,8 @@ Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) con
     case KernelKind::kPointwise:
     case KernelKind::kMatmul:
       if (shape != group.shape) {
-        return Reject(absl::StrCat("consumer shape ", DimsString(shape),
-                                   " differs from the kernel's iteration shape ",
+        return Reject(absl::StrCat("consumer shape ", DimsString(shape), " differs from the ",
+                                   KernelKindName(group.kind), " kernel's iteration shape ",
                                    DimsString(group.shape)));
       }
       allowed_operand_shapes = {group.shape};
@@ -119,6 +120,29 @@ Decision Grouper::CanJoinElementwise(NodeId n, const GroupState& g, int gid) con
   return Accept();
 }
 
+// A row reduction joins a pointwise kernel over its full shape (as its
+// prologue) or a row kernel over the same rows.
+Decision Grouper::CanJoinRowReduction(NodeId n, const Group& group) const {
+  const RowGeometry geometry = *RowGeometryOf(graph_, n);
+  switch (group.kind) {
+    case KernelKind::kPointwise:
+      if (group.shape == geometry.full_shape) return Accept();
+      return Reject(absl::StrCat("reduction over rows of ", DimsString(geometry.full_shape),
+                                 " does not match the pointwise kernel's shape ", DimsString(group.shape)));
+    case KernelKind::kRowReduction:
+      if (group.shape == geometry.full_shape && group.row_shape == geometry.row_shape) return Accept();
+      return Reject(absl::StrCat("reduction to rows ", DimsString(geometry.row_shape), " of ",
+                                 DimsString(geometry.full_shape), " does not match the row kernel's rows ",
+                                 DimsString(group.row_shape), " of ", DimsString(group.shape)));
+    case KernelKind::kMatmul:
+      return Reject(absl::StrCat("the producer is a matmul, whose kernel fuses an elementwise epilogue only; "
+                                 "the reduction over rows of ", DimsString(geometry.full_shape),
+                                 " runs in its own kernel"));
+    default:
+      return Reject(absl::StrCat("a ", KernelKindName(group.kind), " kernel takes no fused consumers"));
+  }
+}
+
 Decision Grouper::CanJoin(NodeId n, int gid) const {
   const GroupState& g = groups_[gid];
   for (NodeId p : node(n).operands) {
@@ -130,19 +154,7 @@ Decision Grouper::CanJoin(NodeId n, int gid) const {
   Decision decision;
   switch (ClassifyNode(graph_, n)) {
     case OpClass::kElementwise: decision = CanJoinElementwise(n, g, gid); break;
-    case OpClass::kRowReduction: {
-      const RowGeometry geometry = *RowGeometryOf(graph_, n);
-      const bool same_rows = g.group.kind == KernelKind::kRowReduction &&
-                             g.group.shape == geometry.full_shape &&
-                             g.group.row_shape == geometry.row_shape;
-      const bool prologue = g.group.kind == KernelKind::kPointwise && g.group.shape == geometry.full_shape;
-      decision = same_rows || prologue
-                     ? Accept()
-                     : Reject(absl::StrCat("reduction over rows of ", DimsString(geometry.full_shape),
-                                           " does not match the kernel's iteration shape ",
-                                           DimsString(g.group.shape)));
-      break;
-    }
+    case OpClass::kRowReduction: decision = CanJoinRowReduction(n, g.group); break;
     case OpClass::kMatmul: decision = Reject("consumer is a matmul operand, read from memory by tiles"); break;
     case OpClass::kReduction:
       decision = Reject(absl::StrCat("reduction over non-trailing axes [", absl::StrJoin(node(n).axes, ","),
@@ -276,13 +288,14 @@ std::string Grouper::Explain(NodeId producer, NodeId consumer) const {
   if (ClassifyNode(graph_, consumer) == OpClass::kView) {
     return "consumer is a reshape, a view of memory: the producer is materialized";
   }
+  // A view's rejection is recorded against its root's kernel.
+  const int h = SourceGroup(producer);
+  for (const auto& [gid, reason] : rejections_[consumer]) {
+    if (gid == h) return reason;
+  }
   if (ClassifyNode(graph_, producer) == OpClass::kView) {
     return absl::StrCat("operand is a reshape, a view of ", Quoted(node(Root(producer))),
                         " read from memory");
-  }
-  const int h = group_of_[producer];
-  for (const auto& [gid, reason] : rejections_[consumer]) {
-    if (gid == h) return reason;
   }
   return "consumer was fused into the kernel of another operand";
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fusion/matmul_schedule.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -12,11 +13,9 @@ constexpr int kPingpongTiles[][2] = {{128, 128}, {64, 256}};
 constexpr int kMmaSyncTiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
 constexpr int kGroups[] = {8, 16};
 
-int64_t RoundUp(int64_t v, int64_t multiple) { return (v + multiple - 1) / multiple * multiple; }
-
 // A tile more than one step wider (taller) than the product computes mostly padding.
 bool Oversized(const MatmulSchedule& s, int block_m, int block_n) {
-  return (block_m > 64 && block_m > RoundUp(s.m, 64) + 64) || (block_n > 64 && block_n > RoundUp(s.n, 64) + 64);
+  return (block_m > 64 && block_m > AlignUp(s.m, 64) + 64) || (block_n > 64 && block_n > AlignUp(s.n, 64) + 64);
 }
 
 }  // namespace

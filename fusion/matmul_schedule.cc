@@ -9,6 +9,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -52,8 +53,6 @@ int MmaSyncResident(const MatmulConfig& c) {
   }
   return 1;
 }
-
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::string Waves(int64_t tiles, int64_t slots) {
   char buffer[32];

@@ -31,6 +31,11 @@ OpClass ClassifyNode(const Graph& graph, NodeId id) {
   }
 }
 
+NodeId ViewRoot(const Graph& graph, NodeId id) {
+  while (ClassifyNode(graph, id) == OpClass::kView) id = graph.node(id).operands[0];
+  return id;
+}
+
 std::optional<RowGeometry> RowGeometryOf(const Graph& graph, NodeId id) {
   if (ClassifyNode(graph, id) != OpClass::kRowReduction) return std::nullopt;
   const Node& node = graph.node(id);

@@ -2,6 +2,7 @@
 //
 //   ClassifyNode(graph, id)     -> OpClass::kRowReduction for sum(x, axis=1) of a [M,N] x
 //   RowGeometryOf(graph, id)    -> {full_shape [M,N], rows M, row_length N, row_shape [M,1]}
+//   ViewRoot(graph, id)         -> the node whose memory a reshape (of a reshape ...) reads
 #ifndef KILN_FUSION_OP_CLASS_H_
 #define KILN_FUSION_OP_CLASS_H_
 
@@ -24,6 +25,11 @@ enum class OpClass {
 };
 
 OpClass ClassifyNode(const Graph& graph, NodeId id);
+
+// The tensor whose memory `id` reads: `id` itself unless it is a view, else
+// the first non-view at the end of its chain of operands. Planning, traffic
+// and the runtime's buffer binding all resolve views here.
+NodeId ViewRoot(const Graph& graph, NodeId id);
 
 // The rows of a reduction over trailing axes.
 struct RowGeometry {

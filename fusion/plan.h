@@ -163,6 +163,7 @@ struct Kernel {
   AttentionSchedule attention;  // kAttention only
   Traffic traffic;
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
+  std::string Reason() const;    // why this schedule; empty for kinds that have only one
 };
 
 // A producer and a consumer placed in different kernels, and why.

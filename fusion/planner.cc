@@ -101,6 +101,15 @@ std::string Kernel::Strategy() const {
   return "?";
 }
 
+std::string Kernel::Reason() const {
+  switch (kind) {
+    case KernelKind::kRowReduction: return row.reason;
+    case KernelKind::kMatmul: return matmul.reason;
+    case KernelKind::kAttention: return attention.reason;
+    default: return "";
+  }
+}
+
 namespace {
 
 absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, bool fuse) {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "fusion/op_class.h"
 #include "graph/checked_math.h"
+#include "graph/int_math.h"
 
 namespace kiln {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 constexpr int64_t kWarpRowLimit = 32 * DeviceLimits::kValuesPerThread;  // 1024 values
 constexpr int kTargetValuesPerThread = 16;
 
-int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int PowerOfTwoAtLeast(int64_t v) { return static_cast<int>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(v, 1)))); }
 
 std::string Bytes(int64_t bytes) {

@@ -27,20 +27,28 @@ absl::Status KernelTooLarge(const Graph& graph, const Kernel& kernel) {
   return absl::InvalidArgumentError(absl::StrCat(KernelLabel(graph, kernel), " moves more than 2^62 bytes"));
 }
 
+int64_t InputPasses(const Kernel& kernel, NodeId input) {
+  // A looped row kernel reads a full-shape input once per pass that uses it;
+  // every other input is read once.
+  int64_t passes = 0;
+  for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
+    passes += std::count(pass.begin(), pass.end(), input);
+  }
+  return std::max<int64_t>(passes, 1);
+}
+
 }  // namespace
 
 int64_t TensorBytes(const Node& node) { return NumElements(node.shape) * DTypeSize(node.dtype); }
 
+int64_t InputBytes(const Graph& graph, const Kernel& kernel, NodeId input) {
+  return InputPasses(kernel, input) * TensorBytes(graph.node(input));
+}
+
 absl::StatusOr<Traffic> KernelTraffic(const Graph& graph, const Kernel& kernel) {
   Traffic t;
   for (NodeId input : kernel.inputs) {
-    // A looped row kernel reads a full-shape input once per pass that uses
-    // it; every other input is read once.
-    int64_t passes = 0;
-    for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
-      passes += std::count(pass.begin(), pass.end(), input);
-    }
-    if (!AddBytes(t.bytes_read, std::max<int64_t>(passes, 1), TensorBytes(graph.node(input)))) {
+    if (!AddBytes(t.bytes_read, InputPasses(kernel, input), TensorBytes(graph.node(input)))) {
       return KernelTooLarge(graph, kernel);
     }
   }

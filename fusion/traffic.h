@@ -1,4 +1,4 @@
-// The traffic model of DESIGN.md: compulsory HBM bytes and FLOPs per kernel.
+// The traffic model of docs/design.md ("The traffic model"): compulsory HBM bytes and FLOPs per kernel.
 //
 //   Traffic t = *KernelTraffic(graph, kernel);  // kernel.inputs/outputs/row set
 //   AddToPlanTotal(graph, kernel, fused, plan.total)  // fails past kMaxPlanBytes
@@ -34,6 +34,10 @@ absl::StatusOr<Traffic> KernelTraffic(const Graph& graph, const Kernel& kernel);
 // Adds a kernel's traffic (already computed) to its plan's total; fails when
 // the total would pass kMaxPlanBytes.
 absl::Status AddToPlanTotal(const Graph& graph, const Kernel& kernel, bool fused, Traffic& total);
+// What `kernel` reads of one of its inputs, every pass counted: the bytes on
+// the edge from that tensor into the kernel (of a plan whose traffic passed
+// KernelTraffic, so within kMaxPlanBytes).
+int64_t InputBytes(const Graph& graph, const Kernel& kernel, NodeId input);
 double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits);
 // Kernels run one after another, each at its own bound: a plan's total
 // traffic mixes matrix and memory work that no single rate describes.

@@ -193,14 +193,20 @@ absl::Status Inference::InferReduce(Node& node) const {
   const int64_t rank = static_cast<int64_t>(in.size());
   if (spec_.axes.empty()) return Error("no reduction axes given");
   std::vector<int64_t> axes;
-  for (int64_t axis : spec_.axes) {
+  for (size_t i = 0; i < spec_.axes.size(); ++i) {
+    const int64_t axis = spec_.axes[i];
     if (axis < -rank || axis >= rank) {
       return Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank, " operand ",
                                 DimsString(in)));
     }
     const int64_t normalized = axis < 0 ? axis + rank : axis;
-    if (std::find(axes.begin(), axes.end(), normalized) != axes.end()) {
-      return Error(absl::StrCat("axis ", axis, " is listed twice"));
+    const auto earlier = std::find(axes.begin(), axes.end(), normalized);
+    if (earlier != axes.end()) {
+      const int64_t first = spec_.axes[earlier - axes.begin()];
+      // Spelled differently (1 and -1), the same axis would read as two.
+      return Error(first == axis ? absl::StrCat("axis ", axis, " is listed twice")
+                                 : absl::StrCat("axes ", first, " and ", axis, " both name axis ", normalized,
+                                                " of rank ", rank, " operand ", DimsString(in)));
     }
     axes.push_back(normalized);
   }

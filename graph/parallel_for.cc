@@ -4,13 +4,15 @@
 #include <thread>
 #include <vector>
 
+#include "graph/int_math.h"
+
 namespace kiln {
 
 void ParallelFor(int64_t n, int64_t grain, absl::FunctionRef<void(int64_t, int64_t)> body) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t hardware = std::max<int64_t>(std::thread::hardware_concurrency(), 1);
-  const int64_t chunks = std::min(hardware, (n + grain - 1) / grain);
+  const int64_t chunks = std::min(hardware, CeilDiv(n, grain));
   if (chunks <= 1) {
     body(0, n);
     return;

@@ -6,9 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/kernel_codegen.h"
 #include "fusion/matmul_schedule.h"
+#include "fusion/op_class.h"
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
 #include "graph/tensor_bytes.h"
+#include "runtime/event_series.h"
 #include "runtime/event_timer.h"
 #include "runtime/memory_planner.h"
 #include "runtime/tensor_map.h"
@@ -23,6 +25,15 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   limits.shared_bytes_per_block = info.shared_memory_per_block_optin;
   limits.compute_capability = info.sm_major * 10 + info.sm_minor;
   return limits;
+}
+
+std::string KernelRangeName(const Graph& graph, const Kernel& kernel, size_t max_nodes) {
+  std::string name = absl::StrCat(kernel.name, ":");
+  for (size_t i = 0; i < kernel.nodes.size() && i < max_nodes; ++i) {
+    absl::StrAppend(&name, " ", graph.node(kernel.nodes[i]).name);
+  }
+  if (kernel.nodes.size() > max_nodes) absl::StrAppend(&name, " (+", kernel.nodes.size() - max_nodes, " more)");
+  return name;
 }
 
 absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& graph, const Device& device,
@@ -74,11 +85,12 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
     exe->loaded_.push_back(*std::move(loaded));
   }
   exe->graph_inputs_ = g.inputs();
+  std::vector<std::string> range_names;
+  for (const Kernel& kernel : p.kernels) range_names.push_back(KernelRangeName(g, kernel));
+  exe->ranges_ = std::make_unique<NvtxRanges>(range_names);
 
   exe->root_.resize(g.size());
-  for (NodeId n = 0; n < g.size(); ++n) {
-    exe->root_[n] = g.node(n).op == OpKind::kReshape ? exe->root_[g.node(n).operands[0]] : n;
-  }
+  for (NodeId n = 0; n < g.size(); ++n) exe->root_[n] = ViewRoot(g, n);
   // Materialized values that no graph output holds live in the workspace.
   std::vector<bool> held_by_output(g.size(), false);
   for (NodeId o : g.outputs()) held_by_output[exe->root_[o]] = true;
@@ -161,7 +173,10 @@ absl::Status Executable::LaunchKernel(size_t k, CUstream stream) {
       bound.map_addresses[i] = address;
     }
   }
-  return loaded_[k]->Launch(launch_[k], bound.args.data(), stream);
+  ranges_->Push(k);
+  absl::Status launched = loaded_[k]->Launch(launch_[k], bound.args.data(), stream);
+  ranges_->Pop();
+  return launched;
 }
 
 // Runs every kernel, then copies any output that is an input, a view of one,
@@ -305,6 +320,26 @@ absl::StatusOr<PlanTimings> Executable::Time(absl::Span<const CUdeviceptr> input
   if (!total.ok()) return total.status();
   timings.total_us = *total;
   return timings;
+}
+
+absl::StatusOr<std::vector<KernelSpan>> Executable::Trace(absl::Span<const CUdeviceptr> inputs,
+                                                          absl::Span<const CUdeviceptr> outputs) {
+  if (absl::Status s = Run(inputs, outputs); !s.ok()) return s;  // warm-up, allocates the workspace
+  absl::MutexLock lock(&mu_);
+  if (absl::Status s = Bind(inputs, outputs); !s.ok()) return s;
+  const int kernels = static_cast<int>(loaded_.size());
+  absl::StatusOr<EventSeries> events = EventSeries::Create(2 * kernels);
+  if (!events.ok()) return events.status();
+  for (int k = 0; k < kernels; ++k) {
+    if (absl::Status s = events->Record(2 * k, nullptr); !s.ok()) return s;
+    if (absl::Status s = LaunchKernel(k, nullptr); !s.ok()) return s;
+    if (absl::Status s = events->Record(2 * k + 1, nullptr); !s.ok()) return s;
+  }
+  absl::StatusOr<std::vector<double>> us = events->MicrosSinceFirst();
+  if (!us.ok()) return us.status();
+  std::vector<KernelSpan> spans;
+  for (int k = 0; k < kernels; ++k) spans.push_back({(*us)[2 * k], (*us)[2 * k + 1]});
+  return spans;
 }
 
 }  // namespace kiln

@@ -8,6 +8,9 @@
 //   ABSL_CHECK_OK(exe->Run({x_ptr}, {y_ptr}));            // device pointers, graph order
 //   std::vector<HostTensor> outs = *exe->RunOnHost({x});  // copies in and out
 //
+// Every launch is inside an NVTX range named by KernelRangeName, so Nsight
+// Systems shows which graph nodes each kernel on its timeline computes.
+//
 // The graph's constants are uploaded once, by Compile; UseConstantMemory
 // points the kernels at a copy the caller already has on the device.
 //
@@ -18,6 +21,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -35,6 +39,7 @@
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
+#include "runtime/nvtx_ranges.h"
 #include "runtime/tuning_cache.h"
 #include "runtime/memory_budget.h"
 
@@ -66,6 +71,19 @@ struct PlanTimings {
   double total_us = 0;
 };
 
+// When one kernel of one run started and ended, in microseconds from the
+// start of the first (Executable::Trace).
+struct KernelSpan {
+  double start_us = 0;
+  double end_us = 0;
+};
+
+// What Nsight Systems calls a kernel's launches (an NVTX range around each):
+// its name and the nodes it computes, the first `max_nodes` of them.
+//   "f0_pointwise: t1 t2 t3 t4 t5 t6 t7 t8 y"
+//   "u0_add: a" ... "f3_pointwise: n0 n1 n2 n3 n4 n5 n6 n7 (+12 more)"
+std::string KernelRangeName(const Graph& graph, const Kernel& kernel, size_t max_nodes = 8);
+
 class Executable {
  public:
   static absl::StatusOr<std::unique_ptr<Executable>> Compile(const Graph& graph, const Device& device,
@@ -94,6 +112,11 @@ class Executable {
   // the whole plan, on the given device pointers.
   absl::StatusOr<PlanTimings> Time(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs,
                                    int iterations);
+
+  // One run of the plan with an event before and after every kernel: a
+  // timeline of its kernels, in launch order.
+  absl::StatusOr<std::vector<KernelSpan>> Trace(absl::Span<const CUdeviceptr> inputs,
+                                                absl::Span<const CUdeviceptr> outputs);
 
   // Kernels read the constant node `constant` from the caller's device memory
   // (16-byte aligned, alive while runs use it) instead of kiln's uploaded copy.
@@ -126,6 +149,7 @@ class Executable {
   std::vector<TuningReport> tuning_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel
+  std::unique_ptr<NvtxRanges> ranges_;                        // per kernel, around each launch
   std::vector<NodeId> root_;                                  // per node: itself, or the tensor a view reads
   std::vector<std::pair<NodeId, int64_t>> workspace_nodes_;   // node, byte offset in the workspace
   int64_t workspace_bytes_ = 0;

@@ -1,10 +1,5 @@
 #include "runtime/kernel_cache.h"
 
-#include <fcntl.h>
-#include <stdlib.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +16,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "graph/atomic_file.h"
 #include "runtime/cache_entry.h"
 #include "runtime/kernel_source.h"
 #include "runtime/nvrtc_compiler.h"
@@ -54,27 +50,11 @@ std::optional<std::string> ReadEntryFile(const std::string& path) {
   return bytes;
 }
 
-// Writes `bytes` to a unique temporary file beside `path`, then renames it over
-// `path`, so readers see the old entry or the whole new one, never a part.
-// Failure is not an error for the cache: it only loses the disk copy.
-bool WriteFileAtomically(const std::string& dir, const std::string& path, absl::string_view bytes) {
+// Failure to write is not an error for the cache: it only loses the disk copy.
+void StoreOnDisk(const std::string& dir, const std::string& path, absl::string_view bytes) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return false;
-  std::string temp = absl::StrCat(path, ".tmp.XXXXXX");
-  const int fd = mkstemp(temp.data());
-  if (fd < 0) return false;
-  bool ok = true;
-  for (size_t written = 0; ok && written < bytes.size();) {
-    const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) written += static_cast<size_t>(n);
-  }
-  ok = (close(fd) == 0) && ok;
-  ok = ok && std::rename(temp.c_str(), path.c_str()) == 0;
-  if (!ok) unlink(temp.c_str());
-  return ok;
+  if (!ec) WriteFileAtomically(path, bytes).IgnoreError();
 }
 
 std::string GetEnv(const char* name) {
@@ -176,7 +156,7 @@ KernelCache::Result KernelCache::LoadOrCompile(const Hash128& key, const KernelS
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.compiles;
   }
-  if (!path.empty()) WriteFileAtomically(dir_, path, EncodeCacheEntry(key, *cubin));
+  if (!path.empty()) StoreOnDisk(dir_, path, EncodeCacheEntry(key, *cubin));
   return std::make_shared<const CompiledKernel>(
       CompiledKernel{.key = key, .arch = std::string(arch), .cubin = *std::move(cubin)});
 }

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "graph/int_math.h"
+
 namespace kiln {
 namespace {
 
 constexpr int64_t kAlignment = 256;
-
-int64_t AlignUp(int64_t v) { return (v + kAlignment - 1) / kAlignment * kAlignment; }
 
 }  // namespace
 
@@ -22,13 +22,13 @@ WorkspaceLayout PlanWorkspace(const std::vector<BufferRequest>& requests) {
   std::vector<size_t> placed;
   for (size_t r : order) {
     const BufferRequest& request = requests[r];
-    const int64_t size = AlignUp(std::max<int64_t>(request.bytes, 1));
+    const int64_t size = AlignUp(std::max<int64_t>(request.bytes, 1), kAlignment);
     // Occupied ranges of buffers whose lifetime overlaps this one, by offset.
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (size_t p : placed) {
       const BufferRequest& other = requests[p];
       if (other.last_kernel >= request.first_kernel && other.first_kernel <= request.last_kernel) {
-        busy.push_back({layout.offsets[p], layout.offsets[p] + AlignUp(std::max<int64_t>(other.bytes, 1))});
+        busy.push_back({layout.offsets[p], layout.offsets[p] + AlignUp(std::max<int64_t>(other.bytes, 1), kAlignment)});
       }
     }
     std::sort(busy.begin(), busy.end());

@@ -40,9 +40,8 @@ void PrintValues(const Graph& graph, absl::string_view title, const std::vector<
 
 }  // namespace
 
-int RunCheckCommand(const std::vector<std::string>& args) {
-  if (args.size() != 1) return ReportUsageError("check takes one graph file");
-  const std::string& path = args[0];
+int RunCheckCommand(const CommandLine& line) {
+  const std::string& path = line.args[0];
   absl::StatusOr<Graph> graph = LoadGraphFile(path);
   if (!graph.ok()) return ReportError(graph.status());
   if (absl::Status s = VerifyGraph(*graph); !s.ok()) {

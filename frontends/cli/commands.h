@@ -1,41 +1,64 @@
-// The subcommands of the `kiln` tool. A subcommand is a file
-// frontends/cli/<name>_command.cc defining Run<Name>Command, its declaration
-// below, and one row in the table in main.cc:
+// The subcommands of the `kiln` tool. A command is a function in
+// frontends/cli/<name>_command.cc, its declaration below, and one row in the
+// command table (command_table.cc), which says everything else about it: its
+// arguments, its flags, which flags exclude each other, and its help.
 //
-//   {"check", "kiln check FILE", RunCheckCommand},
+//   {.name = "check", .args = "FILE", .summary = "load and verify a graph file, and summarize it",
+//    .run = RunCheckCommand},
 //
-// `args` holds the positional arguments after the subcommand's name; flags are
-// absl flags, defined in the file of the command that reads them. A command
-// prints its results on stdout and any failure as one `kiln: <message>` line
-// on stderr (see errors.h), and returns the process exit status.
+// By the time `run` is called the command line has been checked against the
+// row: the argument count, every flag and its value. A command prints its
+// results on stdout and any failure as one `kiln: <message>` line on stderr
+// (see errors.h), and returns the process exit status.
 #ifndef KILN_FRONTENDS_CLI_COMMANDS_H_
 #define KILN_FRONTENDS_CLI_COMMANDS_H_
 
 #include <string>
+#include "absl/strings/string_view.h"
 #include <vector>
 
-#include "absl/strings/string_view.h"
+#include "frontends/cli/flags.h"
 
 namespace kiln {
 
-struct Command {
-  absl::string_view name;
-  absl::string_view usage;
-  int (*run)(const std::vector<std::string>& args);
-};
-
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
-// Wrong arguments: main follows the message with the command's usage line.
+// Wrong arguments or flags.
 inline constexpr int kExitUsage = 2;
 
-int RunCheckCommand(const std::vector<std::string>& args);
-int RunEvalCommand(const std::vector<std::string>& args);
-int RunWorkloadCommand(const std::vector<std::string>& args);
-int RunPlanCommand(const std::vector<std::string>& args);
-int RunEmitCommand(const std::vector<std::string>& args);
-int RunRunCommand(const std::vector<std::string>& args);
-int RunConvertCommand(const std::vector<std::string>& args);
+// What a command is given: its positional arguments and its flags.
+struct CommandLine {
+  std::vector<std::string> args;
+  FlagValues flags;
+};
+
+// Two flags a command refuses together, and why ("both print the plan").
+struct Exclusion {
+  const Flag* first;
+  const Flag* second;
+  absl::string_view why;
+};
+
+struct Command {
+  absl::string_view name;
+  absl::string_view args;         // positional arguments, by name: "NAME DTYPE DIMS"
+  absl::string_view summary;      // one line for `kiln help`
+  absl::string_view description;  // a paragraph for `kiln help NAME`
+  std::vector<const Flag*> flags;
+  std::vector<Exclusion> exclusions;
+  int (*run)(const CommandLine& line) = nullptr;
+};
+
+// Every command, in the order help lists them.
+const std::vector<Command>& CommandTable();
+
+int RunCheckCommand(const CommandLine& line);
+int RunEvalCommand(const CommandLine& line);
+int RunWorkloadCommand(const CommandLine& line);
+int RunPlanCommand(const CommandLine& line);
+int RunEmitCommand(const CommandLine& line);
+int RunRunCommand(const CommandLine& line);
+int RunConvertCommand(const CommandLine& line);
 
 }  // namespace kiln
 

@@ -4,7 +4,6 @@
 //   $ kiln convert tests/onnx/models/mlp.onnx mlp.textproto
 //   tests/onnx/models/mlp.onnx -> mlp.textproto: 17 nodes, 1 inputs, 1 outputs, 4,240 parameters
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "frontends/cli/commands.h"
@@ -15,13 +14,14 @@
 
 namespace kiln {
 
-int RunConvertCommand(const std::vector<std::string>& args) {
-  if (args.size() != 2) return ReportUsageError("convert takes a model file and an output graph file");
-  absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
+int RunConvertCommand(const CommandLine& line) {
+  const std::string& model = line.args[0];
+  const std::string& out = line.args[1];
+  absl::StatusOr<Graph> graph = LoadGraphFile(model);
   if (!graph.ok()) return ReportError(graph.status());
-  if (absl::Status s = SaveGraphFile(*graph, args[1]); !s.ok()) return ReportError(s);
+  if (absl::Status s = SaveGraphFile(*graph, out); !s.ok()) return ReportError(s);
   const Parameters parameters = CountParameters(*graph);
-  absl::PrintF("%s -> %s: %d nodes, %d inputs, %d outputs, %s parameters\n", args[0], args[1], graph->size(),
+  absl::PrintF("%s -> %s: %d nodes, %d inputs, %d outputs, %s parameters\n", model, out, graph->size(),
                graph->inputs().size(), graph->outputs().size(), GroupedNumber(parameters.elements));
   return kExitOk;
 }

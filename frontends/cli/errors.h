@@ -1,7 +1,7 @@
 // How a `kiln` command reports failure: one line on stderr, a non-zero exit.
 //
 //   if (!graph.ok()) return ReportError(graph.status());   // "kiln: <message>", 1
-//   return ReportUsageError("check takes one graph file"); // "kiln: <message>", 2
+//   return ReportUsageError(limits.status().message());     // a bad flag value: "kiln: <message>", 2
 #ifndef KILN_FRONTENDS_CLI_ERRORS_H_
 #define KILN_FRONTENDS_CLI_ERRORS_H_
 

@@ -1,5 +1,5 @@
-// kiln eval FILE [--seed N] [--scale-down] [--inputs name=path.npy,...]
-// [--save-outputs DIR]: runs a graph on the user's or random inputs through
+// kiln eval FILE [--seed=N] [--scale-down] [--inputs=NAME=FILE.npy,...]
+// [--save-outputs=DIR]: runs a graph on the user's or random inputs through
 // the CPU reference interpreter and summarizes each output.
 //
 //   $ kiln eval bench/graphs/row_sum_16384x16384_f32.textproto --scale-down
@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
 #include "frontends/cli/tensor_io_flags.h"
@@ -25,11 +25,6 @@
 #include "frontends/scale_down.h"
 #include "graph/host_tensor.h"
 #include "graph/reference.h"
-
-ABSL_FLAG(uint64_t, seed, 1, "eval: seed of the random inputs; the i-th input uses seed + i");
-ABSL_FLAG(bool, scale_down, false,
-          "eval: shrink every dim to at most 256 first, so that big graphs evaluate in moments "
-          "(also spelled --scale-down)");
 
 namespace kiln {
 namespace {
@@ -73,21 +68,18 @@ void PrintSummary(const Node& node, const HostTensor& tensor) {
 
 }  // namespace
 
-int RunEvalCommand(const std::vector<std::string>& args) {
-  if (args.size() != 1) return ReportUsageError("eval takes one graph file");
-  absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
+int RunEvalCommand(const CommandLine& line) {
+  absl::StatusOr<Graph> graph = LoadGraphFile(line.args[0]);
   if (!graph.ok()) return ReportError(graph.status());
-  if (absl::GetFlag(FLAGS_scale_down) && InputsFlagSet()) {
-    return ReportUsageError("--scale-down changes the input shapes; it cannot be used with --inputs");
-  }
-  if (absl::GetFlag(FLAGS_scale_down)) {
+  const bool scale_down = line.flags.Switch(kScaleDown);
+  if (scale_down) {
     graph = ScaleDownGraph(*graph, kScaleDownMaxDim);
     if (!graph.ok()) return ReportError(graph.status());
   }
-  if (absl::Status s = CheckEvalSize(*graph, absl::GetFlag(FLAGS_scale_down)); !s.ok()) return ReportError(s);
-  if (absl::GetFlag(FLAGS_scale_down)) absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
+  if (absl::Status s = CheckEvalSize(*graph, scale_down); !s.ok()) return ReportError(s);
+  if (scale_down) absl::PrintF("scaled down: every dim is now at most %d\n", kScaleDownMaxDim);
 
-  absl::StatusOr<GraphInputs> inputs = InputsFromFlags(*graph);
+  absl::StatusOr<GraphInputs> inputs = InputsFromFlags(line.flags, *graph);
   if (!inputs.ok()) return ReportError(inputs.status());
   for (size_t i = 0; i < inputs->tensors.size(); ++i) {
     const Node& node = graph->node(graph->inputs()[i]);
@@ -99,7 +91,7 @@ int RunEvalCommand(const std::vector<std::string>& args) {
   for (size_t i = 0; i < outputs->size(); ++i) {
     PrintSummary(graph->node(graph->outputs()[i]), (*outputs)[i]);
   }
-  absl::StatusOr<std::vector<std::string>> saved = SaveOutputsFromFlags(*graph, *outputs);
+  absl::StatusOr<std::vector<std::string>> saved = SaveOutputsFromFlags(line.flags, *graph, *outputs);
   if (!saved.ok()) return ReportError(saved.status());
   for (const std::string& path : *saved) absl::PrintF("saved %s\n", path);
   return kExitOk;

@@ -1,24 +1,28 @@
-// kiln run FILE [--unfused] [--iters N] [--json] [--save-io DIR] [--nocheck]:
-// compiles the plan for the GPU, runs it on seeded random inputs, checks the
-// outputs against the reference interpreter, and reports per kernel and in
-// total: time, GB/s, the fraction of the copy bandwidth measured in the same
-// run, and the fraction of the roofline bound.
+// kiln run FILE: compiles the plan for the GPU, runs it on seeded random
+// inputs (or the user's, --inputs), checks the outputs against the reference
+// interpreter (--save-outputs keeps them as .npy files), and reports
+// per kernel and in total: time, GB/s, the fraction of the copy bandwidth
+// measured in the same run, and the fraction of the roofline bound. The GPU
+// work fills a RunResult; run_report.h renders it. --measure goes to
+// run_measure.cc instead.
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
+#include "frontends/cli/chrome_trace.h"
+#include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/device_flags.h"
+#include "frontends/cli/dump_folder.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/planned_graph.h"
+#include "frontends/cli/run_measure.h"
+#include "frontends/cli/run_report.h"
+#include "frontends/cli/save_io.h"
 #include "frontends/cli/tensor_io_flags.h"
-#include "frontends/graph_file.h"
 #include "fusion/traffic.h"
+#include "graph/atomic_file.h"
 #include "graph/tensor_bytes.h"
 #include "graph/reference.h"
 #include "runtime/event_timer.h"
@@ -26,16 +30,13 @@
 #include "runtime/memory_budget.h"
 #include "runtime/nvrtc_compiler.h"
 
-ABSL_FLAG(bool, unfused, false, "run/emit the unfused baseline: one kernel per op");
-ABSL_FLAG(int, iters, 50, "run: timed repetitions (the median is reported)");
-ABSL_FLAG(std::string, save_io, "", "run: write inputs and outputs as raw tensors and io.json here");
-ABSL_FLAG(bool, check, true, "run: check the outputs against the reference interpreter");
-ABSL_DECLARE_FLAG(bool, json);
-
 namespace kiln {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Launches of the whole plan timed on the host, queued back to back.
+constexpr int kHostCalls = 200;
 
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -59,181 +60,202 @@ absl::StatusOr<double> MeasureCopyBytesPerSecond(const Device& device) {
   return 2.0 * kBytes / (*us * 1e-6);
 }
 
-absl::Status SaveIo(const std::string& dir, const Graph& graph, const std::vector<HostTensor>& inputs,
-                    const std::vector<HostTensor>& outputs) {
-  std::filesystem::create_directories(dir);
-  std::vector<std::string> entries;
-  // Files are named by role and position, never by node name: a name may
-  // hold '/' or "..", and nothing outside DIR may be written.
-  auto save = [&](NodeId id, const HostTensor& tensor, absl::string_view role, size_t index) -> absl::Status {
-    const Node& node = graph.node(id);
-    const std::string file = absl::StrCat(role, index, ".bin");
-    const std::string path = absl::StrCat(dir, "/", file);
-    std::ofstream out(path, std::ios::binary);
-    const std::string bytes = EncodeTensor(tensor);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    if (!out) return absl::InternalError(absl::StrCat("cannot write ", path));
-    entries.push_back(absl::StrFormat(R"({"name": "%s", "file": "%s", "dtype": "%s", "shape": [%s], "role": "%s"})",
-                                      node.name, file, DTypeName(node.dtype), absl::StrJoin(node.shape, ", "), role));
-    return absl::OkStatus();
-  };
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (absl::Status s = save(graph.inputs()[i], inputs[i], "input", i); !s.ok()) return s;
+RunCheck CheckOutputs(const Graph& graph, const std::vector<HostTensor>& outputs,
+                      const std::vector<HostTensor>& reference) {
+  RunCheck check{.checked = true, .tolerance = CheckTolerance(graph)};
+  for (size_t j = 0; j < reference.size(); ++j) {
+    const double error = RelativeError(outputs[j], reference[j]);
+    check.max_error = std::max(check.max_error, std::isnan(error) ? INFINITY : error);
   }
-  for (size_t j = 0; j < outputs.size(); ++j) {
-    if (absl::Status s = save(graph.outputs()[j], outputs[j], "output", j); !s.ok()) return s;
-  }
-  std::ofstream manifest(absl::StrCat(dir, "/io.json"));
-  manifest << "{\"tensors\": [\n  " << absl::StrJoin(entries, ",\n  ") << "\n]}\n";
-  return manifest ? absl::OkStatus() : absl::InternalError(absl::StrCat("cannot write ", dir, "/io.json"));
+  return check;
 }
 
-
-}  // namespace
-
-int RunRunCommand(const std::vector<std::string>& args) {
-  if (args.size() != 1) return ReportUsageError("run takes one graph file");
-  const bool json = absl::GetFlag(FLAGS_json);
-  const int iters = std::max(1, absl::GetFlag(FLAGS_iters));
-  absl::StatusOr<Graph> graph = LoadGraphFile(args[0]);
-  if (!graph.ok()) return ReportError(graph.status());
-  absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
-  if (!device.ok()) return ReportError(absl::Status(device.status().code(), absl::StrCat("no GPU to run on: ", device.status().message())));
-
-  const absl::StatusOr<DeviceLimits> limits = LimitsFromFlags(DeviceLimitsOf((*device)->info()));
-  if (!limits.ok()) return ReportUsageError(limits.status().message());
-  const absl::StatusOr<std::optional<MatmulConfig>> matmul_tile = MatmulTileFromFlag();
-  if (!matmul_tile.ok()) return ReportUsageError(matmul_tile.status().message());
-  KernelCache cache;
-  const Clock::time_point start = Clock::now();
-  absl::StatusOr<std::unique_ptr<Executable>> exe =
-      Executable::Compile(*graph, **device, cache,
-                          {.fuse = !absl::GetFlag(FLAGS_unfused),
-                           .limits = *limits,
-                           .matmul_config = *matmul_tile});
-  if (!exe.ok()) return ReportError(exe.status());
-  const double compile_ms = MillisSince(start);
-
-  // Random inputs are doubles on the host: refused, naming the tensor, if they cannot fit.
-  absl::StatusOr<MemoryBudget> host = MemoryBudget::ForHost();
-  if (!host.ok()) return ReportError(host.status());
-  for (NodeId id : graph->inputs()) {
-    const Node& node = graph->node(id);
-    if (absl::Status s = host->Take(node, NumElements(node.shape) * 8); !s.ok()) return ReportError(s);
-  }
-  absl::StatusOr<GraphInputs> graph_inputs = InputsFromFlags(*graph);
-  if (!graph_inputs.ok()) return ReportError(graph_inputs.status());
-  const std::vector<HostTensor>& inputs = graph_inputs->tensors;
-  const Clock::time_point first_run = Clock::now();
-  absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
-  if (!outputs.ok()) return ReportError(outputs.status());
-  const double first_result_ms = compile_ms + MillisSince(first_run);
-
-  double max_error = 0;
-  const double tolerance = CheckTolerance(*graph);
-  bool passed = true;
-  if (absl::GetFlag(FLAGS_check)) {
-    absl::StatusOr<std::vector<HostTensor>> reference = EvaluateReference(*graph, inputs);
-    if (!reference.ok()) return ReportError(reference.status());
-    for (size_t j = 0; j < reference->size(); ++j) {
-      const double error = RelativeError((*outputs)[j], (*reference)[j]);
-      max_error = std::max(max_error, std::isnan(error) ? INFINITY : error);
-    }
-    passed = max_error < tolerance;
-  }
-  absl::StatusOr<std::vector<std::string>> saved = SaveOutputsFromFlags(*graph, *outputs);
-  if (!saved.ok()) return ReportError(saved.status());
-  if (!absl::GetFlag(FLAGS_save_io).empty()) {
-    if (absl::Status s = SaveIo(absl::GetFlag(FLAGS_save_io), *graph, inputs, *outputs); !s.ok()) return ReportError(s);
-  }
-
-  // Timing on device-resident copies of the same inputs.
+// Device-resident copies of `inputs` and room for the outputs, for timing.
+struct DeviceIo {
   std::vector<DeviceBuffer> buffers;
-  std::vector<CUdeviceptr> in_ptrs, out_ptrs;
+  std::vector<CUdeviceptr> inputs, outputs;
+};
+
+absl::StatusOr<DeviceIo> UploadIo(const Graph& graph, const std::vector<HostTensor>& inputs) {
+  DeviceIo io;
   for (const HostTensor& input : inputs) {
     const std::string bytes = EncodeTensor(input);
     absl::StatusOr<DeviceBuffer> b = DeviceBuffer::FromHost(bytes.data(), static_cast<int64_t>(bytes.size()));
-    if (!b.ok()) return ReportError(b.status());
-    in_ptrs.push_back(b->ptr());
-    buffers.push_back(*std::move(b));
+    if (!b.ok()) return b.status();
+    io.inputs.push_back(b->ptr());
+    io.buffers.push_back(*std::move(b));
   }
-  for (NodeId o : graph->outputs()) {
-    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(graph->node(o)));
-    if (!b.ok()) return ReportError(b.status());
-    out_ptrs.push_back(b->ptr());
-    buffers.push_back(*std::move(b));
+  for (NodeId o : graph.outputs()) {
+    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(graph.node(o)));
+    if (!b.ok()) return b.status();
+    io.outputs.push_back(b->ptr());
+    io.buffers.push_back(*std::move(b));
   }
-  absl::StatusOr<PlanTimings> timings = (*exe)->Time(in_ptrs, out_ptrs, iters);
-  if (!timings.ok()) return ReportError(timings.status());
-  // Host cost of one Run call: enqueue many, then wait once.
-  constexpr int kHostCalls = 200;
+  return io;
+}
+
+RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us) {
+  return {.name = kernel.name,
+          .kind = std::string(KernelKindName(kernel.kind)),
+          .strategy = kernel.Strategy(),
+          .traffic = kernel.traffic,
+          .roofline_us = RooflineSeconds(kernel.traffic, limits) * 1e6,
+          .us = us};
+}
+
+absl::Status WriteTrace(const std::string& path, const RunResult& result, const Executable& exe,
+                        const std::vector<KernelSpan>& spans) {
+  std::vector<TracedKernel> kernels;
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const Kernel& kernel = exe.plan().kernels[k];
+    std::vector<std::string> nodes;
+    for (NodeId n : kernel.nodes) nodes.push_back(exe.graph().node(n).name);
+    kernels.push_back({.name = kernel.name,
+                       .strategy = kernel.Strategy(),
+                       .nodes = std::move(nodes),
+                       .bytes = kernel.traffic.bytes(),
+                       .start_us = spans[k].start_us,
+                       .end_us = spans[k].end_us});
+  }
+  const std::string json =
+      ChromeTraceJson(absl::StrCat("kiln run ", result.graph, " (", result.fused ? "fused" : "unfused", ") on ",
+                                   result.gpu),
+                      kernels);
+  if (absl::Status s = WriteFileAtomically(path, json); !s.ok()) {
+    return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+// The first run: on the inputs, checked against the reference unless
+// --no-check, its tensors saved with --save-io and --save-outputs (the files
+// that one writes are returned).
+absl::StatusOr<std::vector<std::string>> RunOnce(Executable& exe, const std::vector<HostTensor>& inputs,
+                                                 const FlagValues& flags, RunResult& result) {
+  const Clock::time_point start = Clock::now();
+  absl::StatusOr<std::vector<HostTensor>> outputs = exe.RunOnHost(inputs);
+  if (!outputs.ok()) return outputs.status();
+  result.first_result_ms = result.compile_ms + MillisSince(start);
+  if (!flags.Switch(kNoCheck)) {
+    absl::StatusOr<std::vector<HostTensor>> reference = EvaluateReference(exe.graph(), inputs);
+    if (!reference.ok()) return reference.status();
+    result.check = CheckOutputs(exe.graph(), *outputs, *reference);
+  }
+  if (flags.Has(kSaveIo)) {
+    if (absl::Status s = SaveIo(flags.Text(kSaveIo), exe.graph(), inputs, *outputs); !s.ok()) return s;
+  }
+  return SaveOutputsFromFlags(flags, exe.graph(), *outputs);
+}
+
+// The graph's inputs, refused naming the tensor when they would not fit in
+// host memory (the reference interpreter holds a double per element).
+absl::StatusOr<std::vector<HostTensor>> Inputs(const FlagValues& flags, const Graph& graph) {
+  absl::StatusOr<MemoryBudget> host = MemoryBudget::ForHost();
+  if (!host.ok()) return host.status();
+  for (NodeId id : graph.inputs()) {
+    const Node& node = graph.node(id);
+    if (absl::Status s = host->Take(node, NumElements(node.shape) * 8); !s.ok()) return s;
+  }
+  absl::StatusOr<GraphInputs> inputs = InputsFromFlags(flags, graph);
+  if (!inputs.ok()) return inputs.status();
+  return std::move(inputs->tensors);
+}
+
+// Per-kernel and whole-plan medians, the host cost of a launch, and the copy
+// ceiling measured now, on the same GPU.
+absl::Status TimeOnDevice(Executable& exe, const Device& device, const DeviceIo& io, RunResult& result) {
+  absl::StatusOr<PlanTimings> timings = exe.Time(io.inputs, io.outputs, result.iters);
+  if (!timings.ok()) return timings.status();
   const Clock::time_point host_start = Clock::now();
   for (int i = 0; i < kHostCalls; ++i) {
-    if (absl::Status s = (*exe)->Run(in_ptrs, out_ptrs); !s.ok()) return ReportError(s);
+    if (absl::Status s = exe.Run(io.inputs, io.outputs); !s.ok()) return s;
   }
-  const double host_us = MillisSince(host_start) * 1000.0 / kHostCalls;
-  if (absl::Status s = (*device)->Synchronize(); !s.ok()) return ReportError(s);
-  absl::StatusOr<double> copy = MeasureCopyBytesPerSecond(**device);
-  if (!copy.ok()) return ReportError(copy.status());
+  result.host_us_per_run = MillisSince(host_start) * 1000.0 / kHostCalls;
+  if (absl::Status s = device.Synchronize(); !s.ok()) return s;
+  absl::StatusOr<double> copy = MeasureCopyBytesPerSecond(device);
+  if (!copy.ok()) return copy.status();
+  result.copy_bytes_per_second = *copy;
 
-  const Plan& plan = (*exe)->plan();
-  const DeviceLimits plan_limits = (*exe)->limits();
-  const CacheStats stats = cache.stats();
-  const std::string name = std::filesystem::path(args[0]).stem().string();
-  auto figures = [&](const Traffic& traffic, double roofline_s, double us) {
-    const double bytes_per_s = traffic.bytes() / (us * 1e-6);
-    return absl::StrFormat(
-        R"("us": %.3f, "bytes": %d, "flops": %.0f, "gbps": %.1f, "fraction_of_copy": %.4f, "roofline_us": %.3f, "fraction_of_roofline": %.4f)",
-        us, traffic.bytes(), traffic.flops, bytes_per_s / 1e9, bytes_per_s / *copy,
-        roofline_s * 1e6, roofline_s * 1e6 / us);
-  };
-  if (json) {
-    std::vector<std::string> kernels;
-    for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      const Kernel& kernel = plan.kernels[k];
-      kernels.push_back(absl::StrFormat(R"({"name": "%s", "kind": "%s", "strategy": "%s", %s})", kernel.name,
-                                        KernelKindName(kernel.kind), kernel.Strategy(),
-                                        figures(kernel.traffic, RooflineSeconds(kernel.traffic, plan_limits),
-                                                timings->kernel_us[k])));
-    }
-    absl::PrintF(
-        "{\"graph\": \"%s\", \"plan\": \"%s\", \"gpu\": \"%s\", \"nvrtc\": \"%s\", \"copy_gbps\": %.1f, "
-        "\"iters\": %d,\n \"total\": {%s},\n \"kernels\": [\n  %s\n ],\n"
-        " \"check\": {\"max_rel_error\": %.3g, \"tolerance\": %.0e, \"passed\": %s, \"checked\": %s},\n"
-        " \"compile_ms\": %.1f, \"first_result_ms\": %.1f, \"host_us_per_run\": %.2f,\n"
-        " \"cache\": {\"compiles\": %d, \"disk_hits\": %d, \"memory_hits\": %d}}\n",
-        name, plan.fused ? "fused" : "unfused", (*device)->info().name, NvrtcVersion(), *copy / 1e9, iters,
-        figures(plan.total, PlanRoofline(plan, plan_limits), timings->total_us), absl::StrJoin(kernels, ",\n  "), max_error, tolerance,
-        passed ? "true" : "false", absl::GetFlag(FLAGS_check) ? "true" : "false", compile_ms, first_result_ms,
-        host_us, stats.compiles, stats.disk_hits, stats.memory_hits);
-  } else {
-    absl::PrintF("%s (%s plan) on %s; copy ceiling %.0f GB/s\n", name, plan.fused ? "fused" : "unfused",
-                 (*device)->info().name, *copy / 1e9);
-    absl::PrintF("%-18s %-44s %10s %10s %8s %11s\n", "kernel", "strategy", "time us", "GB/s", "% copy",
-                 "% roofline");
-    auto row = [&](absl::string_view label, absl::string_view strategy, const Traffic& t, double roofline_s,
-                   double us) {
-      const double bps = t.bytes() / (us * 1e-6);
-      absl::PrintF("%-18s %-44s %10.1f %10.0f %7.1f%% %10.1f%%\n", label, strategy, us, bps / 1e9,
-                   100 * bps / *copy, 100 * roofline_s * 1e6 / us);
-    };
-    for (size_t k = 0; k < plan.kernels.size(); ++k) {
-      const Kernel& kernel = plan.kernels[k];
-      row(kernel.name, kernel.Strategy(), kernel.traffic, RooflineSeconds(kernel.traffic, plan_limits),
-          timings->kernel_us[k]);
-    }
-    row("total", absl::StrCat(plan.kernels.size(), " kernels"), plan.total, PlanRoofline(plan, plan_limits),
-        timings->total_us);
-    if (absl::GetFlag(FLAGS_check)) {
-      absl::PrintF("check: max relative error %.3g (tolerance %.0e): %s\n", max_error, tolerance,
-                   passed ? "PASS" : "FAIL");
-    }
-    absl::PrintF("compile %.1f ms (%d compiled, %d from disk cache); first result after %.1f ms; host %.2f us per Run\n",
-                 compile_ms, stats.compiles, stats.disk_hits, first_result_ms, host_us);
+  const Plan& plan = exe.plan();
+  const DeviceLimits limits = exe.limits();
+  for (size_t k = 0; k < plan.kernels.size(); ++k) {
+    result.kernels.push_back(Figures(plan.kernels[k], limits, timings->kernel_us[k]));
+  }
+  result.total = {.name = "total",
+                  .strategy = KernelCount(plan.kernels.size()),
+                  .traffic = plan.total,
+                  .roofline_us = PlanRoofline(plan, limits) * 1e6,
+                  .us = timings->total_us};
+  return absl::OkStatus();
+}
+
+// --trace FILE, and the dump folder with the run's report and trace.
+absl::Status WriteRunFiles(const FlagValues& flags, const PlannedGraph& planned, Executable& exe,
+                           const DeviceIo& io, const RunResult& result) {
+  if (!flags.Has(kTrace) && !flags.Has(kDump)) return absl::OkStatus();
+  absl::StatusOr<std::vector<KernelSpan>> spans = exe.Trace(io.inputs, io.outputs);
+  if (!spans.ok()) return spans.status();
+  if (flags.Has(kTrace)) {
+    if (absl::Status s = WriteTrace(flags.Text(kTrace), result, exe, *spans); !s.ok()) return s;
+  }
+  if (!flags.Has(kDump)) return absl::OkStatus();
+  absl::StatusOr<DumpFolder> dump = DumpPlan(flags.Text(kDump), planned, planned.Chosen(!result.fused), exe.limits());
+  if (!dump.ok()) return dump.status();
+  if (absl::Status s = dump->Write("run.txt", RunTable(result)); !s.ok()) return s;
+  if (absl::Status s = dump->Write("run.json", RunJson(result)); !s.ok()) return s;
+  return WriteTrace(dump->PathOf("trace.json"), result, exe, *spans);
+}
+
+}  // namespace
+
+int RunRunCommand(const CommandLine& line) {
+  const FlagValues& flags = line.flags;
+  if (flags.Switch(kMeasure)) return RunMeasuredCommand(line);
+  absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
+  if (!device.ok()) {
+    return ReportError(absl::Status(device.status().code(),
+                                    absl::StrCat("no GPU to run on: ", device.status().message())));
+  }
+  const DeviceLimits limits = LimitsFromFlags(flags, DeviceLimitsOf((*device)->info()));
+  PlannedGraph planned;
+  if (int status = PlanForTarget(line, {.gpu = (*device)->info().name, .limits = limits}, planned);
+      status != kExitOk) {
+    return status;
+  }
+
+  KernelCache cache;
+  const Clock::time_point start = Clock::now();
+  // PlanForTarget has checked the tile: it parses and fits every matmul kernel.
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(
+      planned.graph, **device, cache,
+      {.fuse = !flags.Switch(kUnfused), .limits = limits, .matmul_config = *MatmulTileFromFlags(flags)});
+  if (!exe.ok()) return ReportError(planned.InFile(exe.status()));
+  RunResult result{.graph = planned.name,
+                   .fused = !flags.Switch(kUnfused),
+                   .gpu = (*device)->info().name,
+                   .nvrtc = NvrtcVersion(),
+                   .iters = static_cast<int>(flags.Int(kIters)),
+                   .compile_ms = MillisSince(start)};
+
+  const Graph& graph = planned.graph;
+  absl::StatusOr<std::vector<HostTensor>> inputs = Inputs(flags, graph);
+  if (!inputs.ok()) return ReportError(inputs.status());
+  absl::StatusOr<std::vector<std::string>> saved = RunOnce(**exe, *inputs, flags, result);
+  if (!saved.ok()) return ReportError(saved.status());
+  absl::StatusOr<DeviceIo> io = UploadIo(graph, *inputs);
+  if (!io.ok()) return ReportError(io.status());
+  if (absl::Status s = TimeOnDevice(**exe, **device, *io, result); !s.ok()) return ReportError(s);
+  result.cache = cache.stats();
+  if (absl::Status s = WriteRunFiles(flags, planned, **exe, *io, result); !s.ok()) return ReportError(s);
+
+  absl::PrintF("%s", flags.Switch(kJson) ? RunJson(result) : RunTable(result));
+  if (!flags.Switch(kJson)) {
     for (const std::string& path : *saved) absl::PrintF("saved %s\n", path);
   }
-  return passed ? kExitOk : ReportError(absl::InternalError(absl::StrFormat(
-                                "%s: result differs from the reference interpreter (relative error %.3g)", name, max_error)));
+  if (result.check.Passed()) return kExitOk;
+  return ReportError(absl::InternalError(absl::StrFormat(
+      "%s: result differs from the reference interpreter (relative error %.3g)", result.graph,
+      result.check.max_error)));
 }
 
 }  // namespace kiln

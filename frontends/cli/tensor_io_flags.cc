@@ -6,28 +6,22 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "frontends/cli/cli_flags.h"
 #include "frontends/npy.h"
-
-ABSL_FLAG(std::string, inputs, "",
-          "run/eval: graph inputs from NumPy files, as name=path.npy,...; inputs not named are seeded random");
-ABSL_FLAG(std::string, save_outputs, "",
-          "run/eval: write every output to this directory as <name>.npy (also spelled --save-outputs)");
-ABSL_DECLARE_FLAG(uint64_t, seed);
 
 namespace kiln {
 namespace {
 
-absl::StatusOr<absl::flat_hash_map<std::string, std::string>> ParseInputsFlag(const Graph& graph) {
+absl::StatusOr<absl::flat_hash_map<std::string, std::string>> ParseInputsFlag(const FlagValues& flags,
+                                                                              const Graph& graph) {
   absl::flat_hash_map<std::string, std::string> files;
-  const std::string flag = absl::GetFlag(FLAGS_inputs);
-  if (flag.empty()) return files;
+  if (!flags.Has(kInputs)) return files;
+  const std::string flag = flags.Text(kInputs);
   for (absl::string_view entry : absl::StrSplit(flag, ',')) {
     const size_t equals = entry.find('=');
     if (equals == absl::string_view::npos || equals == 0 || equals + 1 == entry.size()) {
@@ -62,12 +56,10 @@ std::string FileStem(absl::string_view name) {
 
 }  // namespace
 
-bool InputsFlagSet() { return !absl::GetFlag(FLAGS_inputs).empty(); }
-
-absl::StatusOr<GraphInputs> InputsFromFlags(const Graph& graph) {
-  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> files = ParseInputsFlag(graph);
+absl::StatusOr<GraphInputs> InputsFromFlags(const FlagValues& flags, const Graph& graph) {
+  absl::StatusOr<absl::flat_hash_map<std::string, std::string>> files = ParseInputsFlag(flags, graph);
   if (!files.ok()) return files.status();
-  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const uint64_t seed = static_cast<uint64_t>(flags.Int(kSeed));
   GraphInputs inputs;
   for (NodeId id : graph.inputs()) {
     const Node& node = graph.node(id);
@@ -88,11 +80,11 @@ absl::StatusOr<GraphInputs> InputsFromFlags(const Graph& graph) {
   return inputs;
 }
 
-absl::StatusOr<std::vector<std::string>> SaveOutputsFromFlags(const Graph& graph,
+absl::StatusOr<std::vector<std::string>> SaveOutputsFromFlags(const FlagValues& flags, const Graph& graph,
                                                               const std::vector<HostTensor>& outputs) {
-  const std::string dir = absl::GetFlag(FLAGS_save_outputs);
   std::vector<std::string> paths;
-  if (dir.empty()) return paths;
+  if (!flags.Has(kSaveOutputs)) return paths;
+  const std::string dir = flags.Text(kSaveOutputs);
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return absl::InvalidArgumentError(absl::StrCat("cannot create ", dir, ": ", error.message()));

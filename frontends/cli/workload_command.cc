@@ -1,4 +1,4 @@
-// kiln workload NAME DTYPE DIMS [--out FILE]: writes one of the seed
+// kiln workload NAME DTYPE DIMS [--out=FILE]: writes one of the seed
 // workloads of frontends/workloads.h as a graph file (the bundled graphs in
 // bench/graphs/ come from it), or as text on stdout without --out.
 //
@@ -7,19 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/flag.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/errors.h"
 #include "frontends/graph_file.h"
 #include "frontends/workloads.h"
-
-ABSL_FLAG(std::string, out, "",
-          "workload: the graph file to write (text or binary by its extension); stdout if empty");
 
 namespace kiln {
 namespace {
@@ -40,8 +37,8 @@ absl::StatusOr<Dims> ParseDims(absl::string_view text) {
 
 }  // namespace
 
-int RunWorkloadCommand(const std::vector<std::string>& args) {
-  if (args.size() != 3) return ReportUsageError("workload takes NAME DTYPE DIMS");
+int RunWorkloadCommand(const CommandLine& line) {
+  const std::vector<std::string>& args = line.args;
   absl::StatusOr<DType> dtype = ParseDType(args[1]);
   if (!dtype.ok()) return ReportError(dtype.status());
   absl::StatusOr<Dims> dims = ParseDims(args[2]);
@@ -49,7 +46,7 @@ int RunWorkloadCommand(const std::vector<std::string>& args) {
   absl::StatusOr<Graph> graph = BuildWorkload(args[0], *dtype, *dims);
   if (!graph.ok()) return ReportError(graph.status());
 
-  const std::string out = absl::GetFlag(FLAGS_out);
+  const std::string out = line.flags.Text(kOut);
   if (out.empty()) {
     absl::PrintF("%s", SerializeGraphText(*graph));
     return kExitOk;

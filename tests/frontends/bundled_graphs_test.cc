@@ -1,5 +1,5 @@
 // The graph files in bench/graphs/ are exactly what `kiln workload` writes for
-// the shapes of DESIGN.md: each loads, and equals the builder's graph byte for
+// the shapes of docs/design.md: each loads, and equals the builder's graph byte for
 // byte. A file is named <workload>_<dims>_<dtype>.textproto.
 #include <algorithm>
 #include <cstdlib>

@@ -1,19 +1,9 @@
-// The kiln subcommands, called directly (exit codes, output, error lines), and
-// the built binary's dispatch and flag handling.
-#include <sys/wait.h>
-#include <unistd.h>
-
+// The kiln commands check, eval and workload run in-process (exit codes,
+// output, error lines), and the built binary's dispatch, help and version.
 #include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -24,73 +14,20 @@
 #include "graph/host_tensor.h"
 #include "graph/reference.h"
 #include "gtest/gtest.h"
-
-ABSL_DECLARE_FLAG(uint64_t, seed);
-ABSL_DECLARE_FLAG(bool, scale_down);
-ABSL_DECLARE_FLAG(std::string, out);
+#include "tests/frontends/cli_test_util.h"
 
 namespace kiln {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int status;
-  std::string out;
-  std::string err;
-};
+using CliTest = ScratchTest;
 
-Result Capture(int (*command)(const std::vector<std::string>&), const std::vector<std::string>& args) {
-  testing::internal::CaptureStdout();
-  testing::internal::CaptureStderr();
-  const int status = command(args);
-  std::fflush(stdout);
-  Result result{status, "", ""};
-  result.out = testing::internal::GetCapturedStdout();
-  result.err = testing::internal::GetCapturedStderr();
-  return result;
-}
-
-std::string Bundled(const std::string& name) {
-  const char* source = std::getenv("KILN_SOURCE_DIR");
-  return (fs::path(source == nullptr ? "." : source) / "bench" / "graphs" / name).string();
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
-
-class CliTest : public testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::path(testing::TempDir()) /
-           absl::StrCat("kiln_cli_test_", getpid(), "_",
-                        testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    // Every test starts from the flags' defaults.
-    absl::SetFlag(&FLAGS_seed, 1);
-    absl::SetFlag(&FLAGS_scale_down, false);
-    absl::SetFlag(&FLAGS_out, "");
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  std::string Write(const std::string& name, const std::string& contents) const {
-    std::ofstream(Path(name), std::ios::binary) << contents;
-    return Path(name);
-  }
-
-  fs::path dir_;
-};
+std::string Bundled(const std::string& name) { return BundledGraph(name.substr(0, name.find(".textproto"))); }
 
 TEST_F(CliTest, CheckSummarizesABundledGraph) {
   const std::string path = Bundled("gelu_naive_16384x16384_bf16.textproto");
-  Result result = Capture(RunCheckCommand, {path});
+  CliResult result = RunKiln({"check", path});
   EXPECT_EQ(result.status, 0);
   EXPECT_EQ(result.err, "");
   EXPECT_EQ(result.out, path + ": valid, 14 nodes\n"
@@ -115,7 +52,7 @@ TEST_F(CliTest, CheckListsNodesDroppedFromThePlan) {
     node { name: "y" op: "neg" operand: "x" }
     output: "y"
   )pb");
-  Result result = Capture(RunCheckCommand, {path});
+  CliResult result = RunKiln({"check", path});
   EXPECT_EQ(result.status, 0);
   EXPECT_EQ(result.out, path + ": valid, 3 nodes\n"
                                "inputs:\n"
@@ -132,7 +69,7 @@ TEST_F(CliTest, CheckListsNodesDroppedFromThePlan) {
   std::string many = "format_version: 1\nnode { name: \"x\" op: \"input\" dtype: F32 shape: [4] }\n";
   for (int i = 0; i < 25; ++i) absl::StrAppend(&many, "node { name: \"d", i, "\" op: \"exp\" operand: \"x\" }\n");
   many += "output: \"x\"\n";
-  result = Capture(RunCheckCommand, {Write("many.textproto", many)});
+  result = RunKiln({"check", Write("many.textproto", many)});
   EXPECT_EQ(result.status, 0);
   EXPECT_TRUE(absl::StrContains(result.out, "  d19: f32[4] (exp)\n  ... and 5 more\n")) << result.out;
 }
@@ -144,12 +81,12 @@ TEST_F(CliTest, CheckReportsABadFileOnOneLine) {
     node { name: "t3" op: "mul" operand: ["x", "q"] }
     output: "t3"
   )pb");
-  Result result = Capture(RunCheckCommand, {path});
+  CliResult result = RunKiln({"check", path});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err, "kiln: " + path + ": node \"t3\" (mul): operand \"q\" is not defined\n");
 
-  result = Capture(RunCheckCommand, {Path("missing.pb")});
+  result = RunKiln({"check", Path("missing.pb")});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.err, "kiln: " + Path("missing.pb") + ": cannot open: No such file or directory\n");
 }
@@ -171,14 +108,17 @@ TEST_F(CliTest, CheckRefusesIntegerReductionsWithThePath) {
 }
 
 TEST_F(CliTest, CheckNeedsExactlyOneFile) {
-  Result result = Capture(RunCheckCommand, {});
+  CliResult result = RunKiln({"check"});
   EXPECT_EQ(result.status, kExitUsage);
-  EXPECT_EQ(result.err, "kiln: check takes one graph file\n");
-  EXPECT_EQ(Capture(RunCheckCommand, {"a.pb", "b.pb"}).status, kExitUsage);
+  EXPECT_EQ(result.out, "");
+  EXPECT_EQ(result.err, "kiln: check takes one argument, FILE, and got none\n");
+  EXPECT_EQ(RunKiln({"check", "a.pb", "b.pb"}).err, "kiln: check takes one argument, FILE, and got two\n");
+  EXPECT_EQ(RunKiln({"workload", "row_sum", "f32"}).err,
+            "kiln: workload takes three arguments, NAME DTYPE DIMS, and got two\n");
 }
 
 TEST_F(CliTest, EvalRefusesHugeGraphsWithoutScaleDown) {
-  Result result = Capture(RunEvalCommand, {Bundled("gelu_naive_16384x16384_f32.textproto")});
+  CliResult result = RunKiln({"eval", Bundled("gelu_naive_16384x16384_f32.textproto")});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err,
@@ -189,14 +129,13 @@ TEST_F(CliTest, EvalRefusesHugeGraphsWithoutScaleDown) {
 // Scaling down caps each dim at 256, which at rank 8 is still 2^64 elements:
 // such a graph is refused rather than allocated.
 TEST_F(CliTest, EvalRefusesGraphsStillHugeAfterScalingDown) {
-  absl::SetFlag(&FLAGS_scale_down, true);
   const std::string path = Write("rank8.textproto", R"pb(
     format_version: 1
     node { name: "x" op: "input" dtype: F32 shape: [64, 64, 64, 64, 64, 64, 64, 64] }
     node { name: "y" op: "exp" operand: "x" }
     output: "y"
   )pb");
-  Result result = Capture(RunEvalCommand, {path});
+  CliResult result = RunKiln({"eval", "--scale-down", path});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err,
@@ -206,9 +145,7 @@ TEST_F(CliTest, EvalRefusesGraphsStillHugeAfterScalingDown) {
 
 // The printed statistics, recomputed here from the reference interpreter.
 TEST_F(CliTest, EvalScaledDownPrintsTheReferenceStatistics) {
-  absl::SetFlag(&FLAGS_scale_down, true);
-  absl::SetFlag(&FLAGS_seed, 5);
-  Result result = Capture(RunEvalCommand, {Bundled("softmax_naive_512x131072_f32.textproto")});
+  CliResult result = RunKiln({"eval", "--scale-down", "--seed=5", Bundled("softmax_naive_512x131072_f32.textproto")});
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.err, "");
   const std::vector<std::string> lines = absl::StrSplit(result.out, '\n');
@@ -248,8 +185,7 @@ TEST_F(CliTest, EvalGivesTheIthInputSeedPlusI) {
     node { name: "y" op: "add" operand: ["a", "b"] }
     output: "y"
   )pb");
-  absl::SetFlag(&FLAGS_seed, 10);
-  Result result = Capture(RunEvalCommand, {path});
+  CliResult result = RunKiln({"eval", "--seed", "10", path});
   ASSERT_EQ(result.status, 0) << result.err;
   const HostTensor a = RandomTensor(DType::kF32, {3}, 10);
   const HostTensor b = RandomTensor(DType::kF32, {3}, 11);
@@ -272,8 +208,7 @@ TEST_F(CliTest, EvalReportsABadReshapeWhenScalingDown) {
     node { name: "flat" op: "reshape" operand: "x" shape: [2048] }
     output: "flat"
   )pb");
-  absl::SetFlag(&FLAGS_scale_down, true);
-  Result result = Capture(RunEvalCommand, {path});
+  CliResult result = RunKiln({"eval", path, "--scale-down"});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.err,
             "kiln: cannot scale dims down to at most 256: node \"flat\" (reshape): cannot reshape "
@@ -281,23 +216,21 @@ TEST_F(CliTest, EvalReportsABadReshapeWhenScalingDown) {
 }
 
 TEST_F(CliTest, WorkloadWritesTheBuildersGraph) {
-  absl::SetFlag(&FLAGS_out, Path("mm.textproto"));
-  Result result = Capture(RunWorkloadCommand, {"matmul_relu", "bf16", "64x32x16"});
+  CliResult result = RunKiln({"workload", "--out", Path("mm.textproto"), "matmul_relu", "bf16", "64x32x16"});
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.out, "wrote " + Path("mm.textproto") + ": 4 nodes\n");
   absl::StatusOr<Graph> expected = MatmulRelu(DType::kBF16, 64, 32, 16);
   ASSERT_TRUE(expected.ok());
-  EXPECT_EQ(ReadFile(Path("mm.textproto")), SerializeGraphText(*expected));
+  EXPECT_EQ(ReadTextFile(Path("mm.textproto")), SerializeGraphText(*expected));
   EXPECT_EQ(expected->node(0).shape, (Dims{64, 16}));  // a: [M,K]
   EXPECT_EQ(expected->node(1).shape, (Dims{16, 32}));  // b: [K,N]
 
-  absl::SetFlag(&FLAGS_out, Path("mm.pb"));
-  ASSERT_EQ(Capture(RunWorkloadCommand, {"matmul_relu", "bf16", "64x32x16"}).status, 0);
-  EXPECT_EQ(ReadFile(Path("mm.pb")), SerializeGraphBinary(*expected));
+  ASSERT_EQ(RunKiln({"workload", "matmul_relu", "bf16", "64x32x16", "--out=" + Path("mm.pb")}).status, 0);
+  EXPECT_EQ(ReadTextFile(Path("mm.pb")), SerializeGraphBinary(*expected));
 }
 
 TEST_F(CliTest, WorkloadWithoutOutPrintsText) {
-  Result result = Capture(RunWorkloadCommand, {"row_sum", "f32", "8x4"});
+  CliResult result = RunKiln({"workload", "row_sum", "f32", "8x4"});
   ASSERT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.out,
             "format_version: 1\n"
@@ -307,67 +240,19 @@ TEST_F(CliTest, WorkloadWithoutOutPrintsText) {
 }
 
 TEST_F(CliTest, WorkloadArgumentErrors) {
-  EXPECT_EQ(Capture(RunWorkloadCommand, {"row_sum", "f64", "8x4"}).err,
+  EXPECT_EQ(RunKiln({"workload", "row_sum", "f64", "8x4"}).err,
             "kiln: unknown dtype \"f64\" (expected f32, f16, bf16, bool or i32)\n");
-  EXPECT_EQ(Capture(RunWorkloadCommand, {"row_sum", "f32", "8y4"}).err,
+  EXPECT_EQ(RunKiln({"workload", "row_sum", "f32", "8y4"}).err,
             "kiln: dims \"8y4\" are not integers joined by x (e.g. 16384x16384)\n");
-  EXPECT_EQ(Capture(RunWorkloadCommand, {"row_sum", "f32", "8x-4"}).err,
+  EXPECT_EQ(RunKiln({"workload", "row_sum", "f32", "8x-4"}).err,
             "kiln: node \"x\" (input): shape [8,-4] has a negative dim\n");
-  Result result = Capture(RunWorkloadCommand, {"row_sum", "f32"});
-  EXPECT_EQ(result.status, kExitUsage);
-  EXPECT_EQ(result.err, "kiln: workload takes NAME DTYPE DIMS\n");
-  absl::SetFlag(&FLAGS_out, Path("g.json"));
-  result = Capture(RunWorkloadCommand, {"row_sum", "f32", "8x4"});
+  CliResult result = RunKiln({"workload", "row_sum", "f32", "8x4", "--out=" + Path("g.json")});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_FALSE(fs::exists(Path("g.json")));
 }
 
-// The built binary: found beside the test binary's folder (<build>/kiln).
-class KilnBinaryTest : public CliTest {
- protected:
-  void SetUp() override {
-    CliTest::SetUp();
-    kiln_ = fs::read_symlink("/proc/self/exe").parent_path().parent_path() / "kiln";
-    if (!fs::exists(kiln_)) GTEST_SKIP() << "the kiln binary is not built at " << kiln_;
-  }
-
-  Result Kiln(const std::string& args) const {
-    const std::string command = absl::StrCat(kiln_.string(), " ", args, " >", Path("out"), " 2>",
-                                             Path("err"));
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(Path("out")), ReadFile(Path("err"))};
-  }
-
-  fs::path kiln_;
-};
-
-// Later commands are listed after these.
-constexpr char kUsage[] =
-    "usage:\n"
-    "  kiln check FILE\n"
-    "  kiln eval FILE [--seed N] [--scale-down] [--inputs name=path.npy,...] [--save-outputs DIR]\n"
-    "  kiln workload NAME DTYPE DIMS [--out FILE]\n";
-
-TEST_F(KilnBinaryTest, BadUsePrintsTheUsage) {
-  Result result = Kiln("");
-  EXPECT_EQ(result.status, kExitUsage);
-  EXPECT_TRUE(absl::StartsWith(result.err, std::string("kiln: no command given\n") + kUsage))
-      << result.err;
-  result = Kiln("frob");
-  EXPECT_EQ(result.status, kExitUsage);
-  EXPECT_TRUE(absl::StartsWith(result.err, std::string("kiln: unknown command \"frob\"\n") + kUsage))
-      << result.err;
-  result = Kiln("eval --sede=3 x.pb");
-  EXPECT_EQ(result.status, kExitUsage);
-  EXPECT_TRUE(absl::StartsWith(result.err, std::string("kiln: unknown flag --sede=3\n") + kUsage))
-      << result.err;
-  result = Kiln("check");
-  EXPECT_EQ(result.status, kExitUsage);
-  EXPECT_EQ(result.err, "kiln: check takes one graph file\nusage: kiln check FILE\n");
-}
-
 TEST_F(KilnBinaryTest, FlagsMayUseDashesAndComeAnywhere) {
-  Result result = Kiln("eval --scale-down " + Bundled("row_sum_256x1048576_f32.textproto") + " --seed 4");
+  CliResult result = Kiln("eval --scale-down " + Bundled("row_sum_256x1048576_f32.textproto") + " --seed 4");
   EXPECT_EQ(result.status, 0) << result.err;
   EXPECT_EQ(result.err, "");
   EXPECT_EQ(result.out.rfind("scaled down: every dim is now at most 256\n"
@@ -380,7 +265,7 @@ TEST_F(KilnBinaryTest, FlagsMayUseDashesAndComeAnywhere) {
 
 TEST_F(KilnBinaryTest, FailureIsOneLineAndNonZero) {
   Write("garbage.pb", "\xff\xff\xff");
-  Result result = Kiln("check " + Path("garbage.pb"));
+  CliResult result = Kiln("check " + Path("garbage.pb"));
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.out, "");
   EXPECT_EQ(result.err, "kiln: " + Path("garbage.pb") +

@@ -154,13 +154,11 @@ TEST_F(GraphFileTest, FailedSaveLeavesTheOldFileAndNoTemporary) {
   EXPECT_EQ(status.message(), path + ": graph has no outputs");
   EXPECT_EQ(ReadFile(path), "old contents");
 
-  // A path whose temporary file cannot be created.
-  fs::create_directory(Path("blocked.pb.tmp." + std::to_string(getpid())));
-  fs::create_directory(Path("blocked.pb.tmp." + std::to_string(getpid())) + "/x");
-  status = SaveGraphFile(graph_, Path("blocked.pb"));
-  EXPECT_EQ(status.message(),
-            Path("blocked.pb") + ": cannot create a temporary file beside it: Is a directory");
-  EXPECT_EQ(Files(), (std::vector<std::string>{"blocked.pb.tmp." + std::to_string(getpid()), "g.pb"}));
+  // A path whose temporary file cannot be created: its folder is a file.
+  WriteFile(Path("plain"), "not a folder");
+  status = SaveGraphFile(graph_, Path("plain/g.pb"));
+  EXPECT_EQ(status.message(), Path("plain/g.pb") + ": cannot create a temporary file beside it: Not a directory");
+  EXPECT_EQ(Files(), (std::vector<std::string>{"g.pb", "plain"}));
 
   status = SaveGraphFile(graph_, Path("no/such/dir/g.pb"));
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);

@@ -5,18 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
-#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "frontends/cli/commands.h"
+#include "frontends/npy.h"
 #include "gtest/gtest.h"
 #include "runtime/device.h"
+#include "tests/frontends/cli_test_util.h"
 #include "tests/onnx_models.h"
-
-ABSL_DECLARE_FLAG(std::string, inputs);
-ABSL_DECLARE_FLAG(std::string, save_outputs);
-ABSL_DECLARE_FLAG(int, iters);
 
 namespace kiln {
 namespace {
@@ -37,10 +33,10 @@ TEST(OnnxRunGpuTest, KilnRunSavesWhatOnnxruntimeComputes) {
       inputs.push_back(absl::StrCat(name, "=", dir, "/", model, "/inputs/", name, ".npy"));
     }
     const fs::path out = fs::path(testing::TempDir()) / absl::StrCat("kiln_onnx_run_", getpid(), "_", model);
-    absl::SetFlag(&FLAGS_inputs, absl::StrJoin(inputs, ","));
-    absl::SetFlag(&FLAGS_save_outputs, out.string());
-    absl::SetFlag(&FLAGS_iters, 3);
-    ASSERT_EQ(RunRunCommand({absl::StrCat(dir, "/", model, ".onnx")}), kExitOk);
+    const CliResult run = RunKiln({"run", absl::StrCat(dir, "/", model, ".onnx"),
+                                   "--inputs=" + absl::StrJoin(inputs, ","), "--save-outputs=" + out.string(),
+                                   "--iters=3"});
+    ASSERT_EQ(run.status, kExitOk) << run.err;
     for (size_t j = 0; j < c.expected.size(); ++j) {
       const Node& node = c.graph.node(c.graph.outputs()[j]);
       absl::StatusOr<NpyArray> saved = ReadNpyFile((out / absl::StrCat(node.name, ".npy")).string());
@@ -51,8 +47,6 @@ TEST(OnnxRunGpuTest, KilnRunSavesWhatOnnxruntimeComputes) {
     }
     fs::remove_all(out);
   }
-  absl::SetFlag(&FLAGS_inputs, "");
-  absl::SetFlag(&FLAGS_save_outputs, "");
 }
 
 }  // namespace

@@ -24,10 +24,10 @@ absl::StatusOr<kiln::Graph> BuildGelu(int64_t rows, int64_t cols) {
 // Prints the fused plan against the unfused one (planning needs no GPU); on a
 // GPU, also runs the fused plan and compares it with the CPU reference.
 absl::Status PlanAndRun(const kiln::Graph& graph, std::ostream& out) {
-  const kiln::DeviceLimits h200;  // the defaults describe an H200
-  absl::StatusOr<kiln::Plan> fused = kiln::PlanFusion(graph, h200);
+  const kiln::PlanTarget h200{.gpu = "H200", .limits = kiln::DeviceLimits{}};  // the defaults describe an H200
+  absl::StatusOr<kiln::Plan> fused = kiln::PlanFusion(graph, h200.limits);
   if (!fused.ok()) return fused.status();
-  absl::StatusOr<kiln::Plan> unfused = kiln::PlanUnfused(graph, h200);
+  absl::StatusOr<kiln::Plan> unfused = kiln::PlanUnfused(graph, h200.limits);
   if (!unfused.ok()) return unfused.status();
   out << kiln::PlanTable(graph, *fused, *unfused, h200);
 
@@ -156,7 +156,7 @@ TEST(ReadmeExampleTest, PrintsThePlanTable) {
   std::ostringstream out;
   ASSERT_TRUE(PlanAndRun(*graph, out).ok());
   EXPECT_THAT(out.str(), HasSubstr("unfused: 9 kernels"));
-  EXPECT_THAT(out.str(), HasSubstr("fused:   1 kernels, 134,217,728 bytes"));
+  EXPECT_THAT(out.str(), HasSubstr("fused:   1 kernel, 134,217,728 bytes"));
   EXPECT_THAT(out.str(), HasSubstr("f0_pointwise"));
 }
 

@@ -312,7 +312,9 @@ TEST_F(InferTest, ReductionErrors) {
   ExpectInvalid(Error({.name = "r", .op = OpKind::kReduceMax, .operands = {x}, .axes = {-3}}),
                 "node \"r\" (reduce_max): axis -3 is out of range for rank 2 operand [3,4]");
   ExpectInvalid(Error({.name = "r", .op = OpKind::kReduceMin, .operands = {x}, .axes = {1, -1}}),
-                "node \"r\" (reduce_min): axis -1 is listed twice");
+                "node \"r\" (reduce_min): axes 1 and -1 both name axis 1 of rank 2 operand [3,4]");
+  ExpectInvalid(Error({.name = "r", .op = OpKind::kReduceMin, .operands = {x}, .axes = {0, 1, 0}}),
+                "node \"r\" (reduce_min): axis 0 is listed twice");
 }
 
 TEST_F(InferTest, MatmulErrors) {

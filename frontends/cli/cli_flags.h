@@ -1,0 +1,83 @@
+// Every flag of the `kiln` commands except the device flags (device_flags.h),
+// declared once each. The command table lists which commands take which;
+// a flag used by several commands means the same thing in each.
+//
+//   line.flags.Switch(kJson)    line.flags.Int(kIters)    line.flags.Text(kDump)
+#ifndef KILN_FRONTENDS_CLI_CLI_FLAGS_H_
+#define KILN_FRONTENDS_CLI_CLI_FLAGS_H_
+
+#include "frontends/cli/flags.h"
+
+namespace kiln {
+
+// Shared by several commands.
+inline constexpr Flag kJson{.name = "json", .help = "print the result as JSON"};
+inline constexpr Flag kUnfused{.name = "unfused", .help = "use the unfused baseline: one kernel per op"};
+inline constexpr Flag kSeed{.name = "seed",
+                            .kind = FlagKind::kInt,
+                            .value = "N",
+                            .help = "seed of the random inputs; input i gets seed N + i",
+                            .default_value = "1",
+                            .min = 0};
+inline constexpr Flag kDump{.name = "dump",
+                            .kind = FlagKind::kText,
+                            .value = "DIR",
+                            .help = "write the graph, the plan, the explanation and each kernel's CUDA source "
+                                    "into DIR (run adds its results)",
+                            .env = "KILN_DUMP_DIR"};
+
+// eval and run: the user's own tensors (tensor_io_flags.h).
+inline constexpr Flag kInputs{.name = "inputs",
+                              .kind = FlagKind::kText,
+                              .value = "NAME=FILE.npy,...",
+                              .help = "graph inputs from NumPy files; inputs not named are seeded random"};
+inline constexpr Flag kSaveOutputs{.name = "save-outputs",
+                                   .kind = FlagKind::kText,
+                                   .value = "DIR",
+                                   .help = "write every output to DIR as <name>.npy"};
+
+// eval
+inline constexpr Flag kScaleDown{.name = "scale-down",
+                                 .help = "cut every dim to at most 256 first, so that big graphs evaluate in moments"};
+
+// workload
+inline constexpr Flag kOut{.name = "out",
+                           .kind = FlagKind::kText,
+                           .value = "FILE",
+                           .help = "write the graph to FILE (text or binary by its extension) instead of stdout"};
+
+// plan
+inline constexpr Flag kDot{.name = "dot",
+                           .help = "print Graphviz source instead of the table: a cluster per kernel, the bytes on "
+                                   "each edge between kernels"};
+inline constexpr Flag kSvg{.name = "svg",
+                           .kind = FlagKind::kText,
+                           .value = "FILE",
+                           .help = "also render that drawing to FILE (needs Graphviz's dot)"};
+inline constexpr Flag kExplain{.name = "explain",
+                               .help = "add why each kernel has its strategy and why each fusion boundary exists"};
+
+// run
+inline constexpr Flag kIters{.name = "iters",
+                             .kind = FlagKind::kInt,
+                             .value = "N",
+                             .help = "timed repetitions; the median is reported",
+                             .default_value = "50",
+                             .min = 1,
+                             .max = 1000000};
+inline constexpr Flag kNoCheck{.name = "no-check", .help = "skip the check against the CPU reference"};
+inline constexpr Flag kSaveIo{.name = "save-io",
+                              .kind = FlagKind::kText,
+                              .value = "DIR",
+                              .help = "write the inputs and outputs as raw tensors, with io.json, into DIR"};
+inline constexpr Flag kTrace{.name = "trace",
+                             .kind = FlagKind::kText,
+                             .value = "FILE",
+                             .help = "write a Chrome trace (Perfetto, chrome://tracing) of one run's kernels to FILE"};
+inline constexpr Flag kMeasure{.name = "measure",
+                               .help = "profile one run with Nsight Compute (ncu) and print each kernel's measured "
+                                       "DRAM bytes next to the model's"};
+
+}  // namespace kiln
+
+#endif  // KILN_FRONTENDS_CLI_CLI_FLAGS_H_

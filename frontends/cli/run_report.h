@@ -1,0 +1,64 @@
+// What `kiln run` found, as plain data, and its two renderings (the table
+// and JSON), kept apart from the GPU work so that both are tested without
+// one, the way the plan reports are.
+//
+//   RunResult result = ...;          // filled by run_command.cc
+//   std::cout << RunTable(result);   // or RunJson(result)
+//
+//   softmax (fused plan) on NVIDIA H200; copy ceiling 4223 GB/s
+//   kernel             strategy                       time us    GB/s   % copy  % roofline
+//   f0_row_reduction   persistent (warp per row)        131.2    4092    96.9%       96.9%
+//   total              1 kernel                          132.0    4067    96.3%       96.3%
+//   check: max relative error 1.1e-07 (tolerance 1e-05): PASS
+//   compile 41.5 ms (1 compiled, 0 from disk cache); first result after 270.3 ms; host 3.10 us per Run
+#ifndef KILN_FRONTENDS_CLI_RUN_REPORT_H_
+#define KILN_FRONTENDS_CLI_RUN_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "fusion/plan.h"
+#include "runtime/kernel_cache.h"
+
+namespace kiln {
+
+// One kernel's figures, or the whole plan's ("total").
+struct RunFigures {
+  std::string name;
+  std::string kind;      // empty for the total
+  std::string strategy;  // "3 kernels" for the total
+  Traffic traffic;       // the model's bytes and flops
+  double roofline_us = 0;
+  double us = 0;         // median measured time
+};
+
+struct RunCheck {
+  bool checked = false;  // false: --no-check
+  double max_error = 0;  // relative L2 error of the worst output; infinite for NaN
+  double tolerance = 0;
+  bool Passed() const { return !checked || max_error < tolerance; }
+};
+
+struct RunResult {
+  std::string graph;  // the file name without its extension
+  bool fused = true;
+  std::string gpu;
+  std::string nvrtc;
+  double copy_bytes_per_second = 0;  // device-to-device copy, read + write, measured in the same run
+  int iters = 0;
+  std::vector<RunFigures> kernels;
+  RunFigures total;
+  RunCheck check;
+  double compile_ms = 0;
+  double first_result_ms = 0;
+  double host_us_per_run = 0;
+  CacheStats cache;
+};
+
+std::string RunTable(const RunResult& result);
+// Every figure of the table, per kernel and in total; non-finite numbers are null.
+std::string RunJson(const RunResult& result);
+
+}  // namespace kiln
+
+#endif  // KILN_FRONTENDS_CLI_RUN_REPORT_H_
