@@ -100,7 +100,7 @@ TEST_F(CliTest, CheckRefusesIntegerReductionsWithThePath) {
     node { name: "s" op: "reduce_sum" operand: "n" axes: [1] }
     output: "s"
   )pb");
-  Result result = Capture(RunCheckCommand, {path});
+  CliResult result = RunKiln({"check", path});
   EXPECT_EQ(result.status, kExitFailure);
   EXPECT_EQ(result.err, "kiln: " + path +
                             ": node \"s\" (reduce_sum): operand 0 (\"n\") has dtype i32, which this op does not "
