@@ -74,6 +74,12 @@ inline constexpr Flag kTrace{.name = "trace",
                              .kind = FlagKind::kText,
                              .value = "FILE",
                              .help = "write a Chrome trace (Perfetto, chrome://tracing) of one run's kernels to FILE"};
+inline constexpr Flag kAutotune{.name = "autotune",
+                                .kind = FlagKind::kChoice,
+                                .value = "on|off",
+                                .help = "time each matmul's candidate configs on first use and keep the fastest in the "
+                                        "tuning cache (off: the planner's heuristic config)",
+                                .default_value = "on"};
 inline constexpr Flag kMeasure{.name = "measure",
                                .help = "profile one run with Nsight Compute (ncu) and print each kernel's measured "
                                        "DRAM bytes next to the model's"};

@@ -73,7 +73,7 @@ std::vector<Command> MakeTable() {
                       "and times every kernel: median time, GB/s, and the fraction of a device-to-device copy "
                       "and of the roofline. Needs a GPU.",
        .flags = With({&kUnfused, &kIters, &kSeed, &kInputs, &kJson, &kNoCheck, &kSaveIo, &kSaveOutputs, &kTrace,
-                      &kMeasure, &kDump},
+                      &kAutotune, &kMeasure, &kDump},
                      DeviceFlags()),
        .exclusions = {{&kMeasure, &kIters, kMeasureAlone},
                       {&kMeasure, &kNoCheck, kMeasureAlone},

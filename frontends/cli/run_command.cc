@@ -95,12 +95,15 @@ absl::StatusOr<DeviceIo> UploadIo(const Graph& graph, const std::vector<HostTens
 }
 
 RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us) {
+  const bool matmul = kernel.kind == KernelKind::kMatmul;
   return {.name = kernel.name,
           .kind = std::string(KernelKindName(kernel.kind)),
           .strategy = kernel.Strategy(),
           .traffic = kernel.traffic,
           .roofline_us = RooflineSeconds(kernel.traffic, limits) * 1e6,
-          .us = us};
+          .us = us,
+          .matmul_config = matmul ? kernel.matmul.config.ToString() : "",
+          .matmul_config_source = matmul ? kernel.matmul.config_source : ""};
 }
 
 absl::Status WriteTrace(const std::string& path, const RunResult& result, const Executable& exe,
@@ -228,7 +231,11 @@ int RunRunCommand(const CommandLine& line) {
   // PlanForTarget has checked the tile: it parses and fits every matmul kernel.
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(
       planned.graph, **device, cache,
-      {.fuse = !flags.Switch(kUnfused), .limits = limits, .matmul_config = *MatmulTileFromFlags(flags)});
+      {.fuse = !flags.Switch(kUnfused),
+       .limits = limits,
+       .matmul_config = *MatmulTileFromFlags(flags),
+       .autotune = flags.Text(kAutotune) == "on",
+       .tuning = {.progress = [](absl::string_view line) { absl::FPrintF(stderr, "%s\n", line); }}});
   if (!exe.ok()) return ReportError(planned.InFile(exe.status()));
   RunResult result{.graph = planned.name,
                    .fused = !flags.Switch(kUnfused),

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -38,6 +39,24 @@ PlanTarget Target(const FlagValues& flags) {
   const bool found = device.ok();
   return PlanTarget{.gpu = found ? (*device)->info().name : DefaultTargetName(flags),
                     .limits = LimitsFromFlags(flags, found ? DeviceLimitsOf((*device)->info()) : DeviceLimits{})};
+}
+
+// Tunes the plan's matmul kernels in this process, so that the child finds
+// their configs in the disk tuning cache: tuned under ncu, every candidate's
+// launches would be profiled in place of the plan's own.
+absl::Status TuneBeforeProfiling(const FlagValues& flags, const PlannedGraph& planned) {
+  const Plan& plan = planned.Chosen(flags.Switch(kUnfused));
+  const bool has_matmul = std::any_of(plan.kernels.begin(), plan.kernels.end(),
+                                      [](const Kernel& k) { return k.kind == KernelKind::kMatmul; });
+  if (!has_matmul || flags.Text(kAutotune) != "on" || MatmulTileFromFlags(flags)->has_value()) {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
+  if (!device.ok()) return absl::OkStatus();  // the child reports the missing GPU
+  KernelCache cache;
+  return Executable::Compile(planned.graph, **device, cache,
+                             {.fuse = !flags.Switch(kUnfused), .limits = planned.target.limits})
+      .status();
 }
 
 // A folder that is removed when this goes out of scope, unless kept.
@@ -81,6 +100,7 @@ int RunMeasuredCommand(const CommandLine& line) {
   const PlanTarget& target = planned.target;
   const bool unfused = flags.Switch(kUnfused);
   const Plan& plan = planned.Chosen(unfused);
+  if (absl::Status s = TuneBeforeProfiling(flags, planned); !s.ok()) return ReportError(planned.InFile(s));
 
   WorkFolder work;
   if (work.path().empty()) return ReportError(absl::InternalError("cannot create a temporary folder for ncu"));
@@ -97,7 +117,7 @@ int RunMeasuredCommand(const CommandLine& line) {
   for (const Kernel& kernel : plan.kernels) names.push_back(kernel.name);
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<std::string> child = {self, "run", line.args[0], "--iters=1", "--no-check"};
-  for (const std::string& arg : flags.Given({&kUnfused, &kSeed, &kInputs})) child.push_back(arg);
+  for (const std::string& arg : flags.Given({&kUnfused, &kSeed, &kInputs, &kAutotune})) child.push_back(arg);
   for (const std::string& arg : flags.Given(DeviceFlags())) child.push_back(arg);
   // Two launches a kernel: the check run, then the first timed one; kiln run
   // launches many more to time, and ncu would profile them all alike.

@@ -60,8 +60,15 @@ std::string RunTable(const RunResult& result) {
 std::string RunJson(const RunResult& result) {
   std::vector<std::string> kernels;
   for (const RunFigures& k : result.kernels) {
-    kernels.push_back(FiguresJson(
-        result, k, {{"name", JsonString(k.name)}, {"kind", JsonString(k.kind)}, {"strategy", JsonString(k.strategy)}}));
+    const std::string matmul =
+        k.matmul_config.empty() ? "null"
+                                : JsonObject({{"config", JsonString(k.matmul_config)},
+                                              {"source", JsonString(k.matmul_config_source)}});
+    kernels.push_back(FiguresJson(result, k,
+                                  {{"name", JsonString(k.name)},
+                                   {"kind", JsonString(k.kind)},
+                                   {"strategy", JsonString(k.strategy)},
+                                   {"matmul", matmul}}));
   }
   const RunCheck& check = result.check;
   return JsonObjectLines(

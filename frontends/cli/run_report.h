@@ -30,6 +30,10 @@ struct RunFigures {
   Traffic traffic;       // the model's bytes and flops
   double roofline_us = 0;
   double us = 0;         // median measured time
+  // Matmul kernels: the config that ran ("128x256x64:3:8") and where it came
+  // from ("heuristic", "--matmul-tile", "tuned", "tuning cache"); else empty.
+  std::string matmul_config;
+  std::string matmul_config_source;
 };
 
 struct RunCheck {

@@ -174,7 +174,7 @@ TEST(CliFlagsTest, EveryFlagHasOneSpellingEverywhere) {
   for (const char* old : {"--save_io", "--scale_down", "--nocheck", "--noclusters", "--check=false", "--matmul_tile"}) {
     EXPECT_FALSE(absl::StrContains(readme, old)) << old;
   }
-  EXPECT_EQ(names.size(), 23u);
+  EXPECT_EQ(names.size(), 24u);
 }
 
 TEST(CliFlagsTest, ADumpFolderMayComeFromTheEnvironment) {

@@ -55,6 +55,17 @@ TEST(RunReportTest, TableWithoutCheckAndFailingCheck) {
   EXPECT_NE(RunTable(r).find("check: max relative error inf (tolerance 1e-05): FAIL\n"), std::string::npos);
 }
 
+TEST(RunReportTest, JsonNamesAMatmulKernelsConfigAndWhereItCameFrom) {
+  RunResult r = Example();
+  r.kernels[0].kind = "matmul";
+  r.kernels[0].matmul_config = "128x256x64:4:8:pingpong";
+  r.kernels[0].matmul_config_source = "tuning cache";
+  EXPECT_NE(RunJson(r).find("\"kind\": \"matmul\", \"strategy\": \"persistent (warp per row)\", \"matmul\": "
+                            "{\"config\": \"128x256x64:4:8:pingpong\", \"source\": \"tuning cache\"}, \"us\": "),
+            std::string::npos)
+      << RunJson(r);
+}
+
 TEST(RunReportTest, JsonEscapesStringsAndNullsNonFiniteNumbers) {
   RunResult r = Example();
   EXPECT_EQ(RunJson(r),
@@ -70,7 +81,7 @@ TEST(RunReportTest, JsonEscapesStringsAndNullsNonFiniteNumbers) {
             "\"fraction_of_roofline\": 0.9600},\n"
             "  \"kernels\": [\n"
             "    {\"name\": \"f0_row_reduction\", \"kind\": \"row_reduction\", \"strategy\": \"persistent (warp per "
-            "row)\", \"us\": 131.000, \"bytes\": 536870912, \"bytes_read\": 268435456, \"bytes_written\": 268435456, "
+            "row)\", \"matmul\": null, \"us\": 131.000, \"bytes\": 536870912, \"bytes_read\": 268435456, \"bytes_written\": 268435456, "
             "\"flops\": 335544320, \"gbps\": 4098.3, \"fraction_of_copy\": 0.9758, \"roofline_us\": 127.200, "
             "\"fraction_of_roofline\": 0.9710}\n"
             "  ],\n"
