@@ -196,7 +196,9 @@ int64_t WgmmaSharedBytes(const MatmulConfig& c, int staging_element_bytes) {
   const int64_t stage = int64_t{c.block_m + c.block_n} * c.block_k * 2;
   // One staging tile per consumer: half the block's rows each, or all of them.
   const int64_t staging = int64_t{c.block_m} * (c.pingpong ? 2 : 1) * c.block_n * staging_element_bytes;
-  return c.stages * stage + staging + 2 * c.stages * 8 + 1024;
+  // Barriers: full and empty per stage, and a turn per consumer for ping-pong.
+  const int64_t barriers = 2 * c.stages + (c.pingpong ? 2 : 0);
+  return c.stages * stage + staging + barriers * 8 + 1024;
 }
 
 MatmulOperand DescribeMatmulOperand(const Graph& graph, NodeId matmul, int index, const std::vector<bool>& folded) {

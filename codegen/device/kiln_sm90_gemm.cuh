@@ -12,6 +12,11 @@
 //     busy.
 // Two mbarriers per stage hand it back and forth: `full` completes when the
 // stage's bytes have landed, `empty` when its consumers are done reading it.
+// Ping-pong adds a `turn` barrier per consumer: a consumer starts a main loop
+// only once the other has passed all the `full` waits of the tile before, so
+// the two take the ring's slices in order. Without it the second consumer,
+// waiting for a slice a whole ring round ahead, would read the parity of the
+// round before as complete.
 //
 // Operands are 16-bit. Each is K-major (K contiguous: a row-major A, a
 // column-major B) or MN-major; wgmma reads either from the 128-byte-swizzled
@@ -45,7 +50,8 @@ struct KilnSm90Gemm {
   static constexpr int kOffsetB = kStages * kStageBytesA;
   static constexpr int kOffsetStaging = kOffsetB + kStages * kStageBytesB;
   static constexpr int kOffsetBarriers = kOffsetStaging + kConsumers * kStagingBytes;
-  static constexpr int kSharedBytes = kOffsetBarriers + 2 * kStages * 8 + 1024;
+  static constexpr int kBarriers = 2 * kStages + (kPingpong ? kConsumers : 0);
+  static constexpr int kSharedBytes = kOffsetBarriers + kBarriers * 8 + 1024;
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer owns 64 or 128 rows");
   static_assert(kBN % 64 == 0 && kBN <= 256 && kSlabs * kAccumulators <= 128, "tile too wide for the registers");
 
@@ -59,6 +65,9 @@ struct KilnSm90Gemm {
   static __device__ __forceinline__ unsigned empty_barrier(unsigned base, int stage) {
     return base + kOffsetBarriers + (kStages + stage) * 8;
   }
+  static __device__ __forceinline__ unsigned turn_barrier(unsigned base, int wg) {
+    return base + kOffsetBarriers + (2 * kStages + wg) * 8;
+  }
   static __device__ __forceinline__ bool is_producer() { return threadIdx.x < 128; }
 
   // Every thread of the block calls this once, before the roles split.
@@ -68,6 +77,10 @@ struct KilnSm90Gemm {
       for (int s = 0; s < kStages; ++s) {
         kiln_mbar_init(full_barrier(base, s), 1);
         kiln_mbar_init(empty_barrier(base, s), kPingpong ? 1 : kConsumers);
+      }
+      if constexpr (kPingpong) {
+        // Every thread of the other consumer arrives: each has passed its own waits.
+        for (int wg = 0; wg < kConsumers; ++wg) kiln_mbar_init(turn_barrier(base, wg), 128);
       }
       kiln_mbar_init_fence();
     }
@@ -166,7 +179,14 @@ struct KilnSm90Gemm {
         for (int i = 0; i < kAccumulators; ++i) acc[s][i] = 0.0f;
         kiln_fence_registers(acc[s]);
       }
-      unsigned slice = static_cast<unsigned>((t - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x)) * kKBlocks;
+      const int ordinal = (t - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x);
+      unsigned slice = static_cast<unsigned>(ordinal) * kKBlocks;
+      // Ping-pong: the block's tile `ordinal` waits for tile ordinal - 1 to
+      // have passed its waits; tile 0 goes first. Consumer 1's i-th tile
+      // (ordinal 2i + 1) waits for the (i+1)-th turn, consumer 0's (2i) the i-th.
+      if constexpr (kPingpong) {
+        if (ordinal > 0) kiln_mbar_wait(turn_barrier(base, wg), static_cast<unsigned>((ordinal - 1) / 2) & 1);
+      }
       int previous = -1;
       for (int kb = 0; kb < kKBlocks; ++kb, ++slice) {
         const int stage = static_cast<int>(slice % kStages);
@@ -184,6 +204,7 @@ struct KilnSm90Gemm {
         if (previous >= 0) release(previous);
         previous = stage;
       }
+      if constexpr (kPingpong) kiln_mbar_arrive(turn_barrier(base, 1 - wg));
       kiln_wgmma_wait<0>();
       release(previous);
 #pragma unroll
