@@ -84,6 +84,35 @@ inline constexpr Flag kMeasure{.name = "measure",
                                .help = "profile one run with Nsight Compute (ncu) and print each kernel's measured "
                                        "DRAM bytes next to the model's"};
 
+// sweep
+inline constexpr Flag kDim{.name = "dim",
+                           .kind = FlagKind::kText,
+                           .value = "NAME:AXIS",
+                           .help = "the dim that varies: axis AXIS of input NAME (dims tied to it follow)"};
+inline constexpr Flag kRange{.name = "range",
+                             .kind = FlagKind::kText,
+                             .value = "A:B",
+                             .help = "the sizes it takes, A to B inclusive (or a list: 1,7,64)"};
+inline constexpr Flag kSteps{.name = "steps",
+                             .kind = FlagKind::kInt,
+                             .value = "N",
+                             .help = "N sizes from A to B in geometric steps",
+                             .default_value = "24",
+                             .min = 2,
+                             .max = 1000};
+inline constexpr Flag kStep{.name = "step",
+                            .kind = FlagKind::kInt,
+                            .value = "S",
+                            .help = "sizes A, A+S, A+2S, ... and B instead of geometric steps",
+                            .min = 1};
+inline constexpr Flag kSweepRun{.name = "run",
+                                .help = "also compile and time every step on the GPU, marking steps over 1.1x the "
+                                        "bound"};
+inline constexpr Flag kSweepSvg{.name = "svg",
+                                .kind = FlagKind::kText,
+                                .value = "FILE",
+                                .help = "also plot the sweep to FILE as SVG: bound (and measured) us against the size"};
+
 }  // namespace kiln
 
 #endif  // KILN_FRONTENDS_CLI_CLI_FLAGS_H_

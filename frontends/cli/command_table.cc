@@ -81,6 +81,18 @@ std::vector<Command> MakeTable() {
                       {&kMeasure, &kSaveOutputs, kMeasureAlone},
                       {&kMeasure, &kTrace, kMeasureAlone}},
        .run = RunRunCommand},
+      {.name = "sweep",
+       .args = "FILE",
+       .summary = "the plans as one input dim grows: where they change, and the bound",
+       .description = "Plans FILE at every size of one input dim (--dim=NAME:AXIS over --range=A:B, geometric "
+                      "steps unless --step), with every dim tied to it following, and prints per size the kernels, "
+                      "each one's strategy, threads and cluster, the HBM bytes and the roofline bound, marking the "
+                      "sizes where the plan changes. --run also times every size on the GPU and marks the sizes "
+                      "over 1.1x their bound; --svg plots it all.",
+       .flags = With({&kDim, &kRange, &kSteps, &kStep, &kUnfused, &kSweepRun, &kIters, &kJson, &kSweepSvg},
+                     DeviceFlags()),
+       .exclusions = {{&kSteps, &kStep, "both say how far apart the sizes are"}},
+       .run = RunSweepCommand},
       {.name = "convert",
        .args = "MODEL OUT",
        .summary = "write an ONNX model (or a graph file) in kiln's graph format",

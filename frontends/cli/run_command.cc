@@ -14,6 +14,7 @@
 #include "frontends/cli/cli_flags.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/device_flags.h"
+#include "frontends/cli/device_io.h"
 #include "frontends/cli/dump_folder.h"
 #include "frontends/cli/errors.h"
 #include "frontends/cli/planned_graph.h"
@@ -23,7 +24,6 @@
 #include "frontends/cli/tensor_io_flags.h"
 #include "fusion/traffic.h"
 #include "graph/atomic_file.h"
-#include "graph/tensor_bytes.h"
 #include "graph/reference.h"
 #include "runtime/event_timer.h"
 #include "runtime/executable.h"
@@ -68,30 +68,6 @@ RunCheck CheckOutputs(const Graph& graph, const std::vector<HostTensor>& outputs
     check.max_error = std::max(check.max_error, std::isnan(error) ? INFINITY : error);
   }
   return check;
-}
-
-// Device-resident copies of `inputs` and room for the outputs, for timing.
-struct DeviceIo {
-  std::vector<DeviceBuffer> buffers;
-  std::vector<CUdeviceptr> inputs, outputs;
-};
-
-absl::StatusOr<DeviceIo> UploadIo(const Graph& graph, const std::vector<HostTensor>& inputs) {
-  DeviceIo io;
-  for (const HostTensor& input : inputs) {
-    const std::string bytes = EncodeTensor(input);
-    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::FromHost(bytes.data(), static_cast<int64_t>(bytes.size()));
-    if (!b.ok()) return b.status();
-    io.inputs.push_back(b->ptr());
-    io.buffers.push_back(*std::move(b));
-  }
-  for (NodeId o : graph.outputs()) {
-    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(graph.node(o)));
-    if (!b.ok()) return b.status();
-    io.outputs.push_back(b->ptr());
-    io.buffers.push_back(*std::move(b));
-  }
-  return io;
 }
 
 RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us) {

@@ -102,6 +102,7 @@ TEST(CliFlagsTest, HelpListsTheCommandsAndExitsZero) {
             "  plan FILE                 the fused and unfused plans: kernels, strategies, HBM bytes\n"
             "  emit FILE                 the CUDA source of the plan's kernels, as one translation unit\n"
             "  run FILE                  compile, run, check and time the plan on the GPU\n"
+            "  sweep FILE                the plans as one input dim grows: where they change, and the bound\n"
             "  convert MODEL OUT         write an ONNX model (or a graph file) in kiln's graph format\n\n"
             "`kiln help COMMAND` (or `kiln COMMAND --help`) lists a command's flags; `kiln --version` prints the "
             "versions of kiln, NVRTC and the CUDA driver.\n");
@@ -174,7 +175,7 @@ TEST(CliFlagsTest, EveryFlagHasOneSpellingEverywhere) {
   for (const char* old : {"--save_io", "--scale_down", "--nocheck", "--noclusters", "--check=false", "--matmul_tile"}) {
     EXPECT_FALSE(absl::StrContains(readme, old)) << old;
   }
-  EXPECT_EQ(names.size(), 24u);
+  EXPECT_EQ(names.size(), 29u);
 }
 
 TEST(CliFlagsTest, ADumpFolderMayComeFromTheEnvironment) {

@@ -1,0 +1,71 @@
+// What `kiln sweep` found at each size, as plain data, and its renderings:
+// the table, JSON and an SVG plot. Kept apart from planning and the GPU, so
+// that every rendering is tested without one.
+//
+//   sweep of x axis 1 in softmax (fused plan) for H200 (the default): 3 sizes
+//         size  kernels        HBM bytes     bound us  notes
+//         1024        1          524,288         0.12  plan
+//       f0_row_reduction: persistent (warp per row), 256 threads, cluster 1
+//         4096        1        2,097,152         0.50  plan changes
+//       f0_row_reduction: persistent (block per row), 1024 threads, cluster 1
+//        16384        1        8,388,608         1.99
+//
+// A kernel's lines follow its step when the plan is new there: the first
+// step, and every step whose kernels, strategies, threads or clusters differ
+// from the step before.
+#ifndef KILN_FRONTENDS_CLI_SWEEP_REPORT_H_
+#define KILN_FRONTENDS_CLI_SWEEP_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+// A measured time further than this over the roofline bound is marked.
+inline constexpr double kOverBoundFactor = 1.1;
+
+struct SweepKernel {
+  std::string name;
+  std::string kind;
+  std::string strategy;  // Kernel::Strategy()
+  int64_t grid = 0;
+  int threads = 0;       // per block
+  int cluster = 1;       // blocks per cluster
+};
+
+struct SweepStep {
+  int64_t size = 0;
+  std::vector<SweepKernel> kernels;
+  int64_t bytes = 0;         // HBM bytes, read plus written, of the whole plan
+  double roofline_us = 0;    // PlanRoofline
+  bool plan_changes = false; // set by MarkPlanChanges
+  std::optional<double> measured_us;
+  bool OverBound() const { return measured_us.has_value() && *measured_us > kOverBoundFactor * roofline_us; }
+};
+
+struct Sweep {
+  std::string graph;  // the file name without its extension
+  std::string input;
+  int axis = 0;
+  bool fused = true;
+  std::string target;  // the GPU planned (and run) on
+  bool ran = false;    // measured_us is set on every step
+  std::vector<SweepStep> steps;
+};
+
+// Whether a step's plan differs from the one before: kernel count, or any
+// kernel's strategy, threads or cluster (its grid follows the size and is no
+// change of plan). The first step is no change.
+void MarkPlanChanges(std::vector<SweepStep>& steps);
+
+std::string SweepTable(const Sweep& sweep);
+std::string SweepJson(const Sweep& sweep);
+// A self-contained SVG document: the bound (and measured) us against the
+// size, both on log scales, a dashed line where the plan changes.
+std::string SweepSvg(const Sweep& sweep);
+
+}  // namespace kiln
+
+#endif  // KILN_FRONTENDS_CLI_SWEEP_REPORT_H_
