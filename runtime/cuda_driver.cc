@@ -93,6 +93,17 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   if (void* symbol = dlsym(handle, KILN_CUDA_SYMBOL(cuTensorMapEncodeTiled))) {
     d->TensorMapEncodeTiled = reinterpret_cast<decltype(d->TensorMapEncodeTiled)>(symbol);
   }
+  // Optional, all or none: CUDA graphs for plans of several kernels.
+  auto optional = [&](auto& slot, const char* name) {
+    slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(dlsym(handle, name));
+  };
+  optional(d->StreamBeginCapture, KILN_CUDA_SYMBOL(cuStreamBeginCapture));
+  optional(d->StreamEndCapture, KILN_CUDA_SYMBOL(cuStreamEndCapture));
+  optional(d->GraphInstantiate, KILN_CUDA_SYMBOL(cuGraphInstantiate));
+  optional(d->GraphExecUpdate, KILN_CUDA_SYMBOL(cuGraphExecUpdate));
+  optional(d->GraphLaunch, KILN_CUDA_SYMBOL(cuGraphLaunch));
+  optional(d->GraphExecDestroy, KILN_CUDA_SYMBOL(cuGraphExecDestroy));
+  optional(d->GraphDestroy, KILN_CUDA_SYMBOL(cuGraphDestroy));
   return d;
 }
 

@@ -65,6 +65,19 @@ class CudaDriver {
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
   // Null when the driver predates CUDA 12.0; only TMA descriptors need it.
   decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;
+  // CUDA graphs (runtime/graph_replay.h). Null when the driver lacks any of
+  // them; the plan is then launched kernel by kernel.
+  decltype(&::cuStreamBeginCapture) StreamBeginCapture = nullptr;
+  decltype(&::cuStreamEndCapture) StreamEndCapture = nullptr;
+  decltype(&::cuGraphInstantiate) GraphInstantiate = nullptr;
+  decltype(&::cuGraphExecUpdate) GraphExecUpdate = nullptr;
+  decltype(&::cuGraphLaunch) GraphLaunch = nullptr;
+  decltype(&::cuGraphExecDestroy) GraphExecDestroy = nullptr;
+  decltype(&::cuGraphDestroy) GraphDestroy = nullptr;
+  bool HasGraphs() const {
+    return StreamBeginCapture && StreamEndCapture && GraphInstantiate && GraphExecUpdate && GraphLaunch &&
+           GraphExecDestroy && GraphDestroy;
+  }
   decltype(&::cuMemAlloc) MemAlloc = nullptr;
   decltype(&::cuMemFree) MemFree = nullptr;
   decltype(&::cuMemGetInfo) MemGetInfo = nullptr;

@@ -198,6 +198,12 @@ absl::Status Executable::LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstre
   return absl::OkStatus();
 }
 
+absl::Status Executable::LaunchPlan(absl::Span<const CUdeviceptr> outputs, CUstream stream) {
+  // addresses_ holds every address a launch uses (views read their roots'),
+  // so it identifies the parameters a captured graph holds.
+  return graphs_.Run(addresses_, stream, [&](CUstream s) { return LaunchAll(outputs, s); });
+}
+
 absl::Status Executable::TakeWorkspace(MemoryBudget& budget) const {
   // In order of where they end, each intermediate adds what it takes past
   // the ones before (alignment padding, under 256 bytes each, is not counted).
@@ -226,7 +232,7 @@ absl::Status Executable::Run(absl::Span<const CUdeviceptr> inputs, absl::Span<co
     workspace_ = *std::move(buffer);
   }
   if (absl::Status s = Bind(inputs, outputs); !s.ok()) return s;
-  return LaunchAll(outputs, stream);
+  return LaunchPlan(outputs, stream);
 }
 
 absl::Status Executable::CheckRunOnHostFits() {
@@ -315,8 +321,9 @@ absl::StatusOr<PlanTimings> Executable::Time(absl::Span<const CUdeviceptr> input
     if (!us.ok()) return us.status();
     timings.kernel_us.push_back(*us);
   }
+  // The plan as Run launches it; the warm-up captures its graph, if it has one.
   absl::StatusOr<double> total =
-      MedianMicros([&] { return LaunchAll(outputs, nullptr); }, iterations, /*warmup=*/0, nullptr);
+      MedianMicros([&] { return LaunchPlan(outputs, nullptr); }, iterations, /*warmup=*/1, nullptr);
   if (!total.ok()) return total.status();
   timings.total_us = *total;
   return timings;

@@ -16,6 +16,13 @@
 //
 // Run is safe to call from several threads: launches of one Executable are
 // serialized because they share its workspace.
+//
+// A plan of two or more kernels is replayed as a CUDA graph
+// (runtime/graph_replay.h): from the second Run on the same device pointers,
+// each Run is one cuGraphLaunch instead of a launch per kernel. Its NVTX
+// ranges are pushed when the graph is captured, not on every replay. A
+// one-kernel plan gains nothing from a graph (one cuGraphLaunch in place of
+// one cuLaunchKernel) and always launches plainly.
 #ifndef KILN_RUNTIME_EXECUTABLE_H_
 #define KILN_RUNTIME_EXECUTABLE_H_
 
@@ -37,6 +44,7 @@
 #include "runtime/device.h"
 #include "runtime/autotuner.h"
 #include "runtime/device_buffer.h"
+#include "runtime/graph_replay.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
 #include "runtime/nvtx_ranges.h"
@@ -125,9 +133,18 @@ class Executable {
   }
   const ConstantBuffers& constants() const { return constants_; }
 
+  // How Run has launched the plan so far: plainly, or as CUDA graph replays.
+  GraphReplayStats graph_stats() {
+    absl::MutexLock lock(&mu_);
+    return graphs_.stats();
+  }
+
  private:
   Executable(Graph graph, Plan plan, const Device& device)
-      : graph_(std::move(graph)), plan_(std::move(plan)), device_(device) {}
+      : graph_(std::move(graph)),
+        plan_(std::move(plan)),
+        device_(device),
+        graphs_(plan_.kernels.size() >= 2, "a one-kernel plan launches plainly") {}
   // Sets addresses_: the device address of every node, for one call.
   absl::Status Bind(absl::Span<const CUdeviceptr> inputs, absl::Span<const CUdeviceptr> outputs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -138,6 +155,8 @@ class Executable {
   // Whether RunOnHost's device buffers and host staging fit in free memory.
   absl::Status CheckRunOnHostFits();
   absl::Status LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // LaunchAll, or the replay of its CUDA graph for the bound addresses.
+  absl::Status LaunchPlan(absl::Span<const CUdeviceptr> outputs, CUstream stream) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   Graph graph_;
   Plan plan_;
@@ -167,6 +186,7 @@ class Executable {
     std::vector<void*> args;                 // per slot: &pointers[i] or &maps[i]
   };
   std::vector<BoundParams> bound_ ABSL_GUARDED_BY(mu_);  // per kernel
+  GraphReplay graphs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace kiln

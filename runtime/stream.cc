@@ -10,12 +10,12 @@
 
 namespace kiln {
 
-absl::StatusOr<Stream> Stream::Create() {
+absl::StatusOr<Stream> Stream::Create(Ordering ordering) {
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Get();
   if (!driver.ok()) return driver.status();
   CUstream stream = nullptr;
   if (absl::Status s =
-          CudaCall((*driver)->StreamCreate(&stream, CU_STREAM_DEFAULT), "cuStreamCreate", "");
+          CudaCall((*driver)->StreamCreate(&stream, ordering == Ordering::kWithLegacyStream ? CU_STREAM_DEFAULT : CU_STREAM_NON_BLOCKING), "cuStreamCreate", "");
       !s.ok()) {
     return s;
   }

@@ -4,9 +4,11 @@
 //   kernel.Launch(config, args, stream->get());
 //   stream->Synchronize();
 //
-// The stream is blocking (CU_STREAM_DEFAULT): it orders with the legacy
-// default stream, which DeviceBuffer's synchronous copies use, so a copy back
-// to the host waits for kernels launched here.
+// By default the stream is blocking (CU_STREAM_DEFAULT): it orders with the
+// legacy default stream, which DeviceBuffer's synchronous copies use, so a
+// copy back to the host waits for kernels launched here. A stream that only
+// captures CUDA graphs is independent of it (CU_STREAM_NON_BLOCKING): work
+// other threads queue on the legacy stream meanwhile must not join the capture.
 #ifndef KILN_RUNTIME_STREAM_H_
 #define KILN_RUNTIME_STREAM_H_
 
@@ -20,8 +22,9 @@ namespace kiln {
 
 class Stream {
  public:
+  enum class Ordering { kWithLegacyStream, kIndependent };
   // A new stream on the context current on the calling thread.
-  static absl::StatusOr<Stream> Create();
+  static absl::StatusOr<Stream> Create(Ordering ordering = Ordering::kWithLegacyStream);
 
   Stream(Stream&& other) noexcept;
   Stream& operator=(Stream&& other) noexcept;

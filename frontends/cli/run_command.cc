@@ -150,6 +150,11 @@ absl::Status TimeOnDevice(Executable& exe, const Device& device, const DeviceIo&
     if (absl::Status s = exe.Run(io.inputs, io.outputs); !s.ok()) return s;
   }
   result.host_us_per_run = MillisSince(host_start) * 1000.0 / kHostCalls;
+  // Time has already run these pointers twice, so a plan with a graph replays it here.
+  const GraphReplayStats launches = exe.graph_stats();
+  result.run_launch = launches.replays > 0          ? "CUDA graph replay"
+                      : launches.off_reason.empty() ? "kernel by kernel"
+                                                    : absl::StrCat("kernel by kernel: ", launches.off_reason);
   if (absl::Status s = device.Synchronize(); !s.ok()) return s;
   absl::StatusOr<double> copy = MeasureCopyBytesPerSecond(device);
   if (!copy.ok()) return copy.status();

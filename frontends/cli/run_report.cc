@@ -51,9 +51,9 @@ std::string RunTable(const RunResult& result) {
   }
   absl::StrAppendFormat(&out,
                         "compile %.1f ms (%d compiled, %d from disk cache); first result after %.1f ms; host %.2f us "
-                        "per Run\n",
+                        "per Run (%s)\n",
                         result.compile_ms, result.cache.compiles, result.cache.disk_hits, result.first_result_ms,
-                        result.host_us_per_run);
+                        result.host_us_per_run, result.run_launch);
   return out;
 }
 
@@ -88,6 +88,7 @@ std::string RunJson(const RunResult& result) {
                  {"compile_ms", JsonFixed(result.compile_ms, 1)},
                  {"first_result_ms", JsonFixed(result.first_result_ms, 1)},
                  {"host_us_per_run", JsonFixed(result.host_us_per_run, 2)},
+                 {"run_launch", JsonString(result.run_launch)},
                  {"cache", JsonObject({{"compiles", JsonInt(result.cache.compiles)},
                                        {"disk_hits", JsonInt(result.cache.disk_hits)},
                                        {"memory_hits", JsonInt(result.cache.memory_hits)}})},

@@ -11,6 +11,7 @@
 //   total              1 kernel                          132.0    4067    96.3%       96.3%
 //   check: max relative error 1.1e-07 (tolerance 1e-05): PASS
 //   compile 41.5 ms (1 compiled, 0 from disk cache); first result after 270.3 ms; host 3.10 us per Run
+//   (kernel by kernel: a one-kernel plan launches plainly)
 #ifndef KILN_FRONTENDS_CLI_RUN_REPORT_H_
 #define KILN_FRONTENDS_CLI_RUN_REPORT_H_
 
@@ -56,6 +57,9 @@ struct RunResult {
   double compile_ms = 0;
   double first_result_ms = 0;
   double host_us_per_run = 0;
+  // How those runs launched the plan: "CUDA graph replay", or "kernel by
+  // kernel" with the reason ("kernel by kernel: a one-kernel plan launches plainly").
+  std::string run_launch;
   CacheStats cache;
 };
 

@@ -55,6 +55,11 @@ TEST_F(RunCliGpuTest, TableNamesThePlanAndTheGpu) {
   EXPECT_THAT(result.out, ::testing::StartsWith("softmax_naive_65536x1024_f32 (unfused plan) on "));
   EXPECT_THAT(result.out, HasSubstr("\ntotal              5 kernels "));
   EXPECT_THAT(result.out, HasSubstr("): PASS\n"));
+  // Five kernels: the host cost is that of replaying their CUDA graph.
+  EXPECT_THAT(result.out, HasSubstr(" us per Run (CUDA graph replay)\n"));
+  const CliResult fused = Kiln("run --iters=3 --json " + kSoftmax);
+  ASSERT_EQ(fused.status, 0) << fused.err;
+  EXPECT_THAT(fused.out, HasSubstr("\"run_launch\": \"kernel by kernel: a one-kernel plan launches plainly\""));
 }
 
 TEST_F(RunCliGpuTest, MeasureReadsBackNcusBytes) {

@@ -124,6 +124,9 @@ TEST(CudaDriverTest, BindsEveryEntryPointOfTheStubDriver) {
       reinterpret_cast<const void*>(d.GetErrorString),
   };
   for (const void* entry : entry_points) EXPECT_NE(entry, nullptr);
+  // The CUDA graph entry points bind to the symbols cuda.h names
+  // (cuStreamBeginCapture_v2, cuGraphInstantiateWithFlags, ...).
+  EXPECT_TRUE(d.HasGraphs());
   EXPECT_EQ(d.Init(0), CUDA_ERROR_STUB_LIBRARY);
 }
 
