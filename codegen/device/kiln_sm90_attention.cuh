@@ -59,7 +59,12 @@ struct KilnSm90Attention {
   static __device__ __forceinline__ unsigned v_empty(unsigned base, int s) { return barrier(base, 4 + 4 * s); }
 
   static __device__ __forceinline__ int batch() { return static_cast<int>(blockIdx.x) / kQBlocks; }
-  static __device__ __forceinline__ int q0() { return (static_cast<int>(blockIdx.x) % kQBlocks) * kBQ; }
+  // Causal: the last query blocks, which visit the most key blocks, start
+  // first, so the short ones fill the tail of the grid.
+  static __device__ __forceinline__ int q0() {
+    const int q = static_cast<int>(blockIdx.x) % kQBlocks;
+    return (kCausal ? kQBlocks - 1 - q : q) * kBQ;
+  }
   // Key blocks this block visits: with a causal mask, none right of its last row.
   static __device__ __forceinline__ int kv_blocks() {
     if constexpr (kCausal) return min(kKvBlocks, (q0() + kBQ - 1) / kBKV + 1);
