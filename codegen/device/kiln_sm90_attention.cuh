@@ -188,12 +188,15 @@ struct KilnSm90Attention {
         kiln_fence_registers(sc);
         release(k_empty(base, s));
 
-        // x = f(S); keys past the end are -inf, so they weigh nothing.
+        // x = f(S); keys past the end are -inf, so they weigh nothing. Rows
+        // past the end are never stored; they read the last row's masks and
+        // biases, so that every load stays inside its tensor.
         float block_max[2] = {-KILN_INF, -KILN_INF};
 #pragma unroll
         for (int i = 0; i < kScores; ++i) {
           const int col = kv0 + col_of(i);
-          sc[i] = col < kSkv ? logits(sc[i], b, row_of(i), col) : -KILN_INF;
+          const int row = min(row_of(i), static_cast<int>(kSq) - 1);
+          sc[i] = col < kSkv ? logits(sc[i], b, row, col) : -KILN_INF;
           block_max[(i / 2) % 2] = fmaxf(block_max[(i / 2) % 2], sc[i]);
         }
         // The online softmax: the four threads of a row share its max.
