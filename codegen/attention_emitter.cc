@@ -60,7 +60,7 @@ absl::StatusOr<GeneratedKernel> EmitAttentionKernel(const Graph& graph, const Ke
   const ElementCoordinates at{.flat = "", .batch = "batch", .row = "row", .col = "col"};
   ElementProgram program(graph, kernel.nodes, [&](NodeId operand, NodeId) {
     const Node& node = graph.node(operand);
-    return OperandAt(node, signature.InputName(operand), CoordinateIndex(node.shape, scores, a.sq, at));
+    return OperandAtCoordinates(node, signature.InputName(operand), scores, a.sq, at);
   });
   absl::flat_hash_map<NodeId, std::string> known = {{a.scores, "acc"}};
   std::string logits_code;

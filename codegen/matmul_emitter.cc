@@ -21,6 +21,14 @@ std::string MainloopType(const MatmulSchedule& s, DType dtype) {
                       s.vector_copies ? "true" : "false", ", ", c.block_m, ">");
 }
 
+// Blocks an SM must hold at once, for __launch_bounds__. The 128-row FFMA
+// tile has only 8 warps a block to hide the latency of its shared-memory
+// reads, so two blocks share an SM (registers capped at 128, which its 64
+// accumulators fit); with one, the schedulers idle half the cycles.
+int MinBlocksPerSm(const MatmulSchedule& s) {
+  return s.tier == MatmulTier::kFfma && s.config.block_m == 128 ? 2 : 1;
+}
+
 // One block per tile on the mma.sync or FFMA main loop.
 absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const Kernel& kernel) {
   const NodeId matmul = kernel.nodes.front();
@@ -44,7 +52,8 @@ absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const 
 
   const std::string batches = absl::StrCat(kernel.name, "_batches");
   std::string body = epilogue.BatchPolicy(batches);
-  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
+  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", ", MinBlocksPerSm(s), ") ",
+                  kernel.name, "(",
                   signature.ParameterList(), ") {\n", "  using Mainloop = ", MainloopType(s, node.dtype), ";\n",
                   // The launch is sized from the schedule; the main loop must agree.
                   "  static_assert(Mainloop::kThreads == ", s.threads, " && Mainloop::kSharedBytes == ",

@@ -68,6 +68,21 @@ std::string CoordinateIndex(const Dims& operand, const Dims& out, int64_t kernel
   return terms.empty() ? "0" : absl::StrJoin(terms, " + ");
 }
 
+std::string OperandAtCoordinates(const Node& operand, absl::string_view input, const Dims& out, int64_t kernel_rows,
+                                 const ElementCoordinates& at) {
+  if (operand.op == OpKind::kIota) {
+    const int64_t axis = operand.axes[0] + static_cast<int64_t>(out.size() - operand.shape.size());
+    const int64_t last = static_cast<int64_t>(out.size()) - 1;
+    const bool folded = kernel_rows != out[out.size() - 2];
+    const std::string type = ValueType(operand.dtype);
+    // Broadcasting stretches only dims of 1, whose position is always 0.
+    if (operand.shape[operand.axes[0]] == 1) return absl::StrCat("static_cast<", type, ">(0)");
+    if (axis == last) return absl::StrCat("static_cast<", type, ">(", at.col, ")");
+    if (axis == last - 1 && !folded) return absl::StrCat("static_cast<", type, ">(", at.row, ")");
+  }
+  return OperandAt(operand, input, CoordinateIndex(operand.shape, out, kernel_rows, at));
+}
+
 absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& targets, absl::string_view acc,
                                                   const ElementCoordinates& at, absl::string_view indent,
                                                   std::string& code) const {
@@ -75,8 +90,7 @@ absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& tar
   absl::flat_hash_map<NodeId, std::string> known = {{matmul, RoundedAccumulator(graph_.node(matmul).dtype, acc)}};
   ElementProgram program(graph_, kernel_.nodes, [&](NodeId operand, NodeId) {
     const Node& input = graph_.node(operand);
-    return OperandAt(input, signature_.InputName(operand),
-                     CoordinateIndex(input.shape, graph_.node(matmul).shape, kernel_.matmul.m, at));
+    return OperandAtCoordinates(input, signature_.InputName(operand), graph_.node(matmul).shape, kernel_.matmul.m, at);
   });
   if (absl::Status st = program.Emit(targets, known, code, indent); !st.ok()) return st;
   StoredValues stored;

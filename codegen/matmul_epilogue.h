@@ -37,6 +37,12 @@ struct ElementCoordinates {
 // rows times its batch where the batch is folded into the rows.
 std::string CoordinateIndex(const Dims& operand, const Dims& out, int64_t kernel_rows, const ElementCoordinates& at);
 
+// The value of `operand` (a kernel input named `input`, or an iota) at the
+// element `at` of `out`: a load at CoordinateIndex, or for an iota along
+// the rows or columns the coordinate itself, with no index arithmetic.
+std::string OperandAtCoordinates(const Node& operand, absl::string_view input, const Dims& out, int64_t kernel_rows,
+                                 const ElementCoordinates& at);
+
 class MatmulEpilogue {
  public:
   MatmulEpilogue(const Graph& graph, const Kernel& kernel, const KernelSignature& signature);

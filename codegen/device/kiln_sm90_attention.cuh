@@ -59,7 +59,12 @@ struct KilnSm90Attention {
   static __device__ __forceinline__ unsigned v_empty(unsigned base, int s) { return barrier(base, 4 + 4 * s); }
 
   static __device__ __forceinline__ int batch() { return static_cast<int>(blockIdx.x) / kQBlocks; }
-  static __device__ __forceinline__ int q0() { return (static_cast<int>(blockIdx.x) % kQBlocks) * kBQ; }
+  // Causal: the last query blocks, which visit the most key blocks, start
+  // first, so the short ones fill the tail of the grid.
+  static __device__ __forceinline__ int q0() {
+    const int q = static_cast<int>(blockIdx.x) % kQBlocks;
+    return (kCausal ? kQBlocks - 1 - q : q) * kBQ;
+  }
   // Key blocks this block visits: with a causal mask, none right of its last row.
   static __device__ __forceinline__ int kv_blocks() {
     if constexpr (kCausal) return min(kKvBlocks, (q0() + kBQ - 1) / kBKV + 1);
@@ -183,12 +188,15 @@ struct KilnSm90Attention {
         kiln_fence_registers(sc);
         release(k_empty(base, s));
 
-        // x = f(S); keys past the end are -inf, so they weigh nothing.
+        // x = f(S); keys past the end are -inf, so they weigh nothing. Rows
+        // past the end are never stored; they read the last row's masks and
+        // biases, so that every load stays inside its tensor.
         float block_max[2] = {-KILN_INF, -KILN_INF};
 #pragma unroll
         for (int i = 0; i < kScores; ++i) {
           const int col = kv0 + col_of(i);
-          sc[i] = col < kSkv ? logits(sc[i], b, row_of(i), col) : -KILN_INF;
+          const int row = min(row_of(i), static_cast<int>(kSq) - 1);
+          sc[i] = col < kSkv ? logits(sc[i], b, row, col) : -KILN_INF;
           block_max[(i / 2) % 2] = fmaxf(block_max[(i / 2) % 2], sc[i]);
         }
         // The online softmax: the four threads of a row share its max.

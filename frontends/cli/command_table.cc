@@ -81,6 +81,15 @@ std::vector<Command> MakeTable() {
                       {&kMeasure, &kSaveOutputs, kMeasureAlone},
                       {&kMeasure, &kTrace, kMeasureAlone}},
        .run = RunRunCommand},
+      {.name = "tune",
+       .args = "FILE",
+       .summary = "tune the plan's matmul kernels on the GPU ahead of time",
+       .description = "Times each matmul kernel's candidate configs on the GPU (compiled in parallel) and keeps "
+                      "the fastest in the tuning cache beside the kernel cache, so that later runs of the graph, "
+                      "in any process, start with it. Prints each kernel's config, where it came from (tuned, "
+                      "or the tuning cache when an equal kernel was tuned before) and the times. Needs a GPU.",
+       .flags = DeviceFlags(),
+       .run = RunTuneCommand},
       {.name = "sweep",
        .args = "FILE",
        .summary = "the plans as one input dim grows: where they change, and the bound",

@@ -58,6 +58,7 @@ int RunWorkloadCommand(const CommandLine& line);
 int RunPlanCommand(const CommandLine& line);
 int RunEmitCommand(const CommandLine& line);
 int RunRunCommand(const CommandLine& line);
+int RunTuneCommand(const CommandLine& line);
 int RunSweepCommand(const CommandLine& line);
 int RunConvertCommand(const CommandLine& line);
 

@@ -102,6 +102,7 @@ TEST(CliFlagsTest, HelpListsTheCommandsAndExitsZero) {
             "  plan FILE                 the fused and unfused plans: kernels, strategies, HBM bytes\n"
             "  emit FILE                 the CUDA source of the plan's kernels, as one translation unit\n"
             "  run FILE                  compile, run, check and time the plan on the GPU\n"
+            "  tune FILE                 tune the plan's matmul kernels on the GPU ahead of time\n"
             "  sweep FILE                the plans as one input dim grows: where they change, and the bound\n"
             "  convert MODEL OUT         write an ONNX model (or a graph file) in kiln's graph format\n\n"
             "`kiln help COMMAND` (or `kiln COMMAND --help`) lists a command's flags; `kiln --version` prints the "

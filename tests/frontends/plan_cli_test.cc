@@ -189,5 +189,20 @@ TEST_F(PlanCliTest, RunWithoutAGpuSaysSoOnOneLine) {
   EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1);
 }
 
+TEST_F(PlanCliTest, TuneWithoutAGpuSaysSoOnOneLine) {
+  if (CudaDriver::Get().ok()) GTEST_SKIP() << "a CUDA driver is present";
+  const Output result = Kiln("tune " + Bundled("matmul/matmul_relu_4096x4096x4096_bf16"));
+  EXPECT_EQ(result.status, 1);
+  EXPECT_EQ(result.out, "");
+  EXPECT_THAT(result.err, HasSubstr("kiln: no GPU to tune on: no CUDA driver: libcuda.so.1 could not be loaded"));
+  EXPECT_EQ(std::count(result.err.begin(), result.err.end(), '\n'), 1);
+}
+
+TEST_F(PlanCliTest, TuneRefusesAFixedTile) {
+  const Output result = Kiln("tune --matmul-tile=128x256x64:3 " + Bundled("matmul/matmul_relu_4096x4096x4096_bf16"));
+  EXPECT_EQ(result.status, 2);
+  EXPECT_EQ(result.err, "kiln: tune chooses the matmul configs; --matmul-tile fixes one (kiln run times it)\n");
+}
+
 }  // namespace
 }  // namespace kiln

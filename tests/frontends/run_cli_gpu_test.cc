@@ -62,6 +62,27 @@ TEST_F(RunCliGpuTest, TableNamesThePlanAndTheGpu) {
   EXPECT_THAT(fused.out, HasSubstr("\"run_launch\": \"kernel by kernel: a one-kernel plan launches plainly\""));
 }
 
+// kiln tune fills the tuning cache; a second tune and a run find it there.
+TEST_F(RunCliGpuTest, TuneAheadOfTimeIsWhatRunUses) {
+  const std::string graph = BundledGraph("matmul/matmul_relu_4096x4096x4096_bf16");
+  const std::string cache = absl::StrCat("KILN_CACHE_DIR=", Path("cache"));
+  const CliResult tuned = Kiln("tune " + graph, cache);
+  ASSERT_EQ(tuned.status, 0) << tuned.err;
+  EXPECT_THAT(tuned.out, ::testing::StartsWith("matmul_relu_4096x4096x4096_bf16 (fused plan) on "));
+  EXPECT_THAT(tuned.out, ::testing::MatchesRegex("(.|\n)*\nf0_matmul +[0-9x:a-z]+ +tuned +[1-9][0-9]* +[0-9.]+ "
+                                                 "(.|\n)*"));
+  EXPECT_THAT(tuned.err, HasSubstr("tuning f0_matmul (wgmma, [4096,4096]): "));
+  const CliResult again = Kiln("tune " + graph, cache);
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_THAT(again.out, HasSubstr(" tuning cache "));
+  const CliResult run = Kiln("run --iters=2 --no-check --json " + graph, cache);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("\"source\": \"tuning cache\"}"));
+  const CliResult heuristic = Kiln("run --iters=2 --no-check --json --autotune=off " + graph, cache);
+  ASSERT_EQ(heuristic.status, 0) << heuristic.err;
+  EXPECT_THAT(heuristic.out, HasSubstr("\"source\": \"heuristic\"}"));
+}
+
 TEST_F(RunCliGpuTest, MeasureReadsBackNcusBytes) {
   if (FindProgram("ncu").empty()) GTEST_SKIP() << "Nsight Compute (ncu) is not on PATH";
   const CliResult result = Kiln("run --measure --json " + kSoftmax);

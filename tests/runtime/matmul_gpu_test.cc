@@ -93,11 +93,15 @@ TEST_F(MatmulGpuTest, TransposedOperandsAndBatchesMatchTheReference) {
     Value bias = b.Input("bias", DType::kBF16, {136});
     Value scale = b.Input("scale", DType::kBF16, {200, 1});
     Value residual = b.Input("residual", DType::kBF16, {200, 136});
-    Value y = (Tanh(Matmul(x, w) + bias) * scale + residual).Named("y");
+    Value product = Matmul(x, w);
+    Value y = (Tanh(product + bias) * scale + residual).Named("y");
     graphs.push_back({"epilogue operands and three dtypes",
                       *b.Build({y, Cast(y, DType::kF32).Named("y32"),
-                                // Rounding keeps the sign, so the fused f32 y and the reference's bf16 y agree.
-                                Gt(y, b.Constant(0.0, DType::kBF16)).Named("positive")})});
+                                // A bool computed in the epilogue from exact values: the sign of y
+                                // itself flips where the fused fp32 y and the reference's rounded y
+                                // straddle zero.
+                                Gt(product * 0.0 + residual, b.Constant(0.0, DType::kBF16))
+                                    .Named("positive")})});
   }
   for (const auto& [name, graph] : graphs) EXPECT_EQ(Check(graph, 3), "") << name;
 }
