@@ -199,9 +199,12 @@ absl::Status Executable::LaunchAll(absl::Span<const CUdeviceptr> outputs, CUstre
 }
 
 absl::Status Executable::LaunchPlan(absl::Span<const CUdeviceptr> outputs, CUstream stream) {
-  // addresses_ holds every address a launch uses (views read their roots'),
-  // so it identifies the parameters a captured graph holds.
-  return graphs_.Run(addresses_, stream, [&](CUstream s) { return LaunchAll(outputs, s); });
+  // Every address the launches use: each node's (views read their roots'),
+  // and the outputs, which copies of inputs and of repeated values write.
+  // Together they are the parameters a captured graph holds.
+  graph_key_.assign(addresses_.begin(), addresses_.end());
+  graph_key_.insert(graph_key_.end(), outputs.begin(), outputs.end());
+  return graphs_.Run(graph_key_, stream, [&](CUstream s) { return LaunchAll(outputs, s); });
 }
 
 absl::Status Executable::TakeWorkspace(MemoryBudget& budget) const {

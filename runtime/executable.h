@@ -187,6 +187,7 @@ class Executable {
   };
   std::vector<BoundParams> bound_ ABSL_GUARDED_BY(mu_);  // per kernel
   GraphReplay graphs_ ABSL_GUARDED_BY(mu_);
+  std::vector<CUdeviceptr> graph_key_ ABSL_GUARDED_BY(mu_);  // LaunchPlan's, reused so a Run allocates nothing
 };
 
 }  // namespace kiln

@@ -3,12 +3,14 @@
 // that every rendering is tested without one.
 //
 //   sweep of x axis 1 in softmax (fused plan) for H200 (the default): 3 sizes
-//         size  kernels        HBM bytes     bound us  notes
-//         1024        1          524,288         0.12  plan
+//           size  kernels          HBM bytes     bound us  notes
+//           1024        1          2,097,152        0.497
 //       f0_row_reduction: persistent (warp per row), 256 threads, cluster 1
-//         4096        1        2,097,152         0.50  plan changes
-//       f0_row_reduction: persistent (block per row), 1024 threads, cluster 1
-//        16384        1        8,388,608         1.99
+//           2048        1          4,194,304        0.994  plan changes
+//       f0_row_reduction: persistent (block per row), 128 threads, cluster 1
+//           4096        1          8,388,608        1.988  plan changes
+//       f0_row_reduction: persistent (block per row), 256 threads, cluster 1
+//   plan changes: 2
 //
 // A kernel's lines follow its step when the plan is new there: the first
 // step, and every step whose kernels, strategies, threads or clusters differ
