@@ -4,6 +4,7 @@
 
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
+#include "fusion/plan_report.h"
 #include "fusion/planner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -89,6 +90,8 @@ TEST(AttentionTest, ChainsThatDoNotQualifyStayUnfusedAndSayWhy) {
     for (const Kernel& k : plan.kernels) EXPECT_NE(k.kind, KernelKind::kAttention) << c.what;
     ASSERT_EQ(plan.attention_refusals.size(), 1u) << c.what;
     EXPECT_EQ(plan.attention_refusals[0].reason, c.reason);
+    // --explain says it.
+    EXPECT_THAT(PlanExplain(graph, plan), ::testing::HasSubstr("\nnot attention: " + c.reason + "\n")) << c.what;
   }
   // A plain matmul reads no softmax: nothing to explain.
   EXPECT_TRUE(PlanFusion(*MatmulRelu(DType::kBF16, 256, 256, 256), DeviceLimits{})->attention_refusals.empty());

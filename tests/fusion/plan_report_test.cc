@@ -89,7 +89,8 @@ TEST_F(PlanReportTest, JsonHoldsBothPlansEdgesAndTheExplanation) {
             "  ],\n"
             "  \"boundaries\": [\n"
             "    {\"producer\": \"y\", \"consumer\": \"t\", \"reason\": \"a transpose runs as its own kernel\"}\n"
-            "  ]\n"
+            "  ],\n"
+            "  \"attention_refusals\": []\n"
             "}\n");
 }
 
