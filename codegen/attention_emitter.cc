@@ -27,7 +27,7 @@ std::string Bool(bool b) { return b ? "true" : "false"; }
 }  // namespace
 
 absl::StatusOr<GeneratedKernel> EmitAttentionKernel(const Graph& graph, const Kernel& kernel) {
-  const AttentionSchedule& a = kernel.attention;
+  const AttentionSchedule& a = kernel.attention();
   const DType dtype = graph.node(a.q.node).dtype;
   KernelSignature signature(graph, kernel);
   const bool k_mn_major = !a.k.transposed;  // a stored Kᵀ [.., D, Skv] has the keys contiguous

@@ -33,7 +33,7 @@ int MinBlocksPerSm(const MatmulSchedule& s) {
 absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const Kernel& kernel) {
   const NodeId matmul = kernel.nodes.front();
   const Node& node = graph.node(matmul);
-  const MatmulSchedule& s = kernel.matmul;
+  const MatmulSchedule& s = kernel.matmul();
   if (s.a.transposed || s.b.transposed) {
     return absl::InternalError(absl::StrCat("kernel ", kernel.name, ": only the wgmma tier reads transposed operands"));
   }
@@ -83,7 +83,7 @@ absl::StatusOr<GeneratedKernel> EmitMatmulKernel(const Graph& graph, const Kerne
   if (graph.node(kernel.nodes.front()).op != OpKind::kMatmul) {
     return absl::InternalError(absl::StrCat("kernel ", kernel.name, " does not start with its matmul"));
   }
-  if (kernel.matmul.tier == MatmulTier::kWgmma) return EmitWgmmaMatmulKernel(graph, kernel);
+  if (kernel.matmul().tier == MatmulTier::kWgmma) return EmitWgmmaMatmulKernel(graph, kernel);
   return EmitTiledMatmulKernel(graph, kernel);
 }
 

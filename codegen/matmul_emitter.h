@@ -5,7 +5,7 @@
 // fp32 accumulator before the only store.
 //
 //   absl::StatusOr<GeneratedKernel> k = EmitMatmulKernel(graph, kernel, limits);
-//   k->launch   // grid = kernel.matmul.grid, dynamic shared memory for the stages
+//   k->launch   // grid = kernel.matmul().grid, dynamic shared memory for the stages
 #ifndef KILN_CODEGEN_MATMUL_EMITTER_H_
 #define KILN_CODEGEN_MATMUL_EMITTER_H_
 

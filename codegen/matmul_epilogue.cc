@@ -40,7 +40,7 @@ MatmulEpilogue::MatmulEpilogue(const Graph& graph, const Kernel& kernel, const K
     : graph_(graph), kernel_(kernel), signature_(signature) {}
 
 std::string MatmulEpilogue::BatchPolicy(absl::string_view name) const {
-  const MatmulSchedule& s = kernel_.matmul;
+  const MatmulSchedule& s = kernel_.matmul();
   return absl::StrCat("struct ", name, " {\n  static __device__ __forceinline__ int a(int batch) { return ",
                       OperandBatch(s.batch_dims, s.a.batch_dims, "batch"),
                       "; }\n  static __device__ __forceinline__ int b(int batch) { return ",
@@ -90,7 +90,7 @@ absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& tar
   absl::flat_hash_map<NodeId, std::string> known = {{matmul, RoundedAccumulator(graph_.node(matmul).dtype, acc)}};
   ElementProgram program(graph_, kernel_.nodes, [&](NodeId operand, NodeId) {
     const Node& input = graph_.node(operand);
-    return OperandAtCoordinates(input, signature_.InputName(operand), graph_.node(matmul).shape, kernel_.matmul.m, at);
+    return OperandAtCoordinates(input, signature_.InputName(operand), graph_.node(matmul).shape, kernel_.matmul().m, at);
   });
   if (absl::Status st = program.Emit(targets, known, code, indent); !st.ok()) return st;
   StoredValues stored;

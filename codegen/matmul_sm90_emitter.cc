@@ -41,7 +41,7 @@ std::string FlatIndexIfUsed(const std::string& declaration, const std::string& c
 }  // namespace
 
 absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const Kernel& kernel) {
-  const MatmulSchedule& s = kernel.matmul;
+  const MatmulSchedule& s = kernel.matmul();
   const MatmulConfig& c = s.config;
   // The persistent grid is small, but tile indices are 32-bit.
   if (absl::StatusOr<unsigned> tiles = LaunchGrid(kernel.name, s.tiles); !tiles.ok()) return tiles.status();

@@ -23,7 +23,7 @@ enum class Unit { kWarp, kBlock, kCluster };
 class RowEmitter {
  public:
   RowEmitter(const Graph& graph, const Kernel& kernel)
-      : graph_(graph), kernel_(kernel), row_(kernel.row), signature_(graph, kernel) {}
+      : graph_(graph), kernel_(kernel), row_(kernel.row()), signature_(graph, kernel) {}
 
   absl::StatusOr<GeneratedKernel> Run();
 

@@ -4,7 +4,7 @@
 // heights. Tiles far wider or taller than the product are left out. The
 // schedule's own (heuristic) config is always first.
 //
-//   for (const MatmulConfig& c : MatmulCandidates(kernel.matmul, limits)) { ... }
+//   for (const MatmulConfig& c : MatmulCandidates(kernel.matmul(), limits)) { ... }
 #ifndef KILN_FUSION_MATMUL_CANDIDATES_H_
 #define KILN_FUSION_MATMUL_CANDIDATES_H_
 

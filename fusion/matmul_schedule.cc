@@ -384,9 +384,9 @@ absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view
                                    Plan& plan) {
   for (Kernel& kernel : plan.kernels) {
     if (kernel.kind != KernelKind::kMatmul) continue;
-    if (absl::Status s = ApplyMatmulConfig(config, source, limits, kernel.matmul); !s.ok()) {
+    if (absl::Status s = ApplyMatmulConfig(config, source, limits, kernel.matmul()); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(source, "=", config.ToString(), " cannot run kernel ", kernel.name,
-                                                     " (", MatmulTierName(kernel.matmul.tier), "): ", s.message()));
+                                                     " (", MatmulTierName(kernel.matmul().tier), "): ", s.message()));
     }
   }
   return absl::OkStatus();

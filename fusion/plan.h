@@ -15,9 +15,11 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "graph/check.h"
 #include "graph/graph.h"
 
 namespace kiln {
@@ -158,10 +160,27 @@ struct Kernel {
   std::vector<NodeId> nodes;    // compute nodes, topological order
   std::vector<NodeId> inputs;   // tensors read from memory (inputs, other kernels' outputs, views)
   std::vector<NodeId> outputs;  // nodes materialized by this kernel
-  RowSchedule row;              // kRowReduction only
-  MatmulSchedule matmul;        // kMatmul only
-  AttentionSchedule attention;  // kAttention only
+  // The kind's own schedule: RowSchedule for kRowReduction, MatmulSchedule
+  // for kMatmul, AttentionSchedule for kAttention; none for the other kinds.
+  // The accessors check that the kernel has that one.
+  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule> schedule;
   Traffic traffic;
+  template <typename S>
+  const S& Scheduled() const {
+    KILN_CHECK(std::holds_alternative<S>(schedule));
+    return std::get<S>(schedule);
+  }
+  template <typename S>
+  S& Scheduled() {
+    KILN_CHECK(std::holds_alternative<S>(schedule));
+    return std::get<S>(schedule);
+  }
+  const RowSchedule& row() const { return Scheduled<RowSchedule>(); }
+  RowSchedule& row() { return Scheduled<RowSchedule>(); }
+  const MatmulSchedule& matmul() const { return Scheduled<MatmulSchedule>(); }
+  MatmulSchedule& matmul() { return Scheduled<MatmulSchedule>(); }
+  const AttentionSchedule& attention() const { return Scheduled<AttentionSchedule>(); }
+  AttentionSchedule& attention() { return Scheduled<AttentionSchedule>(); }
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
   std::string Reason() const;    // why this schedule; empty for kinds that have only one
 };

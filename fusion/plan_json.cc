@@ -86,6 +86,17 @@ std::string BoundariesJson(const Graph& graph, const Plan& plan) {
   return JsonArrayLines(boundaries, 2);
 }
 
+std::string AttentionRefusalsJson(const Graph& graph, const Plan& plan) {
+  std::vector<std::string> refusals;
+  for (const AttentionRefusal& r : plan.attention_refusals) {
+    refusals.push_back(JsonObject({
+        {"matmul", JsonString(graph.node(r.matmul).name)},
+        {"reason", JsonString(r.reason)},
+    }));
+  }
+  return JsonArrayLines(refusals, 2);
+}
+
 }  // namespace
 
 std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Plan& fused, const Plan& unfused,
@@ -100,7 +111,10 @@ std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Pla
       {"unfused_kernels", KernelsJson(graph, unfused, target.limits, explain)},
       {"unfused_edges", EdgesJson(graph, unfused)},
   };
-  if (explain) members.push_back({"boundaries", BoundariesJson(graph, fused)});
+  if (explain) {
+    members.push_back({"boundaries", BoundariesJson(graph, fused)});
+    members.push_back({"attention_refusals", AttentionRefusalsJson(graph, fused)});
+  }
   return JsonObjectLines(members, 0) + "\n";
 }
 

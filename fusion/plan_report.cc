@@ -104,6 +104,8 @@ std::string PlanExplain(const Graph& graph, const Plan& plan) {
     absl::StrAppend(&out, "boundary ", NodeLabel(graph.node(b.producer)), " -> ", NodeLabel(graph.node(b.consumer)),
                     ": ", b.reason, "\n");
   }
+  // A softmax chain that stays apart from its matmuls, and the condition it failed.
+  for (const AttentionRefusal& r : plan.attention_refusals) absl::StrAppend(&out, "not attention: ", r.reason, "\n");
   return out;
 }
 

@@ -76,22 +76,24 @@ std::string Kernel::Strategy() const {
   switch (kind) {
     case KernelKind::kPointwise: return "vectorized tiles";
     case KernelKind::kRowReduction: {
-      std::string s(RowStrategyName(row.strategy));
-      if (row.cluster_blocks > 1) absl::StrAppend(&s, " x", row.cluster_blocks);
-      if (row.online_softmax) absl::StrAppend(&s, ", online softmax");
-      if (row.passes > 1) absl::StrAppend(&s, ", ", row.passes, " passes");
+      const RowSchedule& r = row();
+      std::string s(RowStrategyName(r.strategy));
+      if (r.cluster_blocks > 1) absl::StrAppend(&s, " x", r.cluster_blocks);
+      if (r.online_softmax) absl::StrAppend(&s, ", online softmax");
+      if (r.passes > 1) absl::StrAppend(&s, ", ", r.passes, " passes");
       return s;
     }
     case KernelKind::kReduction: return "strided (a thread per output)";
     case KernelKind::kMatmul: {
-      const MatmulConfig& c = matmul.config;
-      std::string s = absl::StrCat(MatmulTierName(matmul.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
+      const MatmulSchedule& m = matmul();
+      const MatmulConfig& c = m.config;
+      std::string s = absl::StrCat(MatmulTierName(m.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
                                    " tiles, ", c.stages, " stages", c.pingpong ? ", ping-pong" : "");
-      if (matmul.config_source != "heuristic") absl::StrAppend(&s, ", ", matmul.config_source);
+      if (m.config_source != "heuristic") absl::StrAppend(&s, ", ", m.config_source);
       return s;
     }
     case KernelKind::kAttention: {
-      const AttentionSchedule& a = attention;
+      const AttentionSchedule& a = attention();
       return absl::StrCat("flash, ", a.block_q, " query rows x ", a.block_kv, " keys, ", a.stages, " stages",
                           a.causal ? ", causal" : "");
     }
@@ -103,9 +105,9 @@ std::string Kernel::Strategy() const {
 
 std::string Kernel::Reason() const {
   switch (kind) {
-    case KernelKind::kRowReduction: return row.reason;
-    case KernelKind::kMatmul: return matmul.reason;
-    case KernelKind::kAttention: return attention.reason;
+    case KernelKind::kRowReduction: return row().reason;
+    case KernelKind::kMatmul: return matmul().reason;
+    case KernelKind::kAttention: return attention().reason;
     default: return "";
   }
 }
@@ -184,15 +186,15 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
       kernel.name = absl::StrCat("u", k, "_", OpName(graph.node(group.nodes.front()).op));
     }
     if (kernel.kind == KernelKind::kRowReduction) {
-      kernel.row = ScheduleRows(graph, group, kernel.inputs, kernel.outputs, limits);
+      kernel.schedule = ScheduleRows(graph, group, kernel.inputs, kernel.outputs, limits);
     }
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
-      kernel.matmul = ScheduleMatmul(graph, kernel, folded, limits);
+      kernel.schedule = ScheduleMatmul(graph, kernel, folded, limits);
     }
     if (kernel.kind == KernelKind::kAttention) {
       for (const AttentionChain& chain : chains) {
-        if (chain.nodes == kernel.nodes) kernel.attention = ScheduleAttention(graph, chain, folded, limits);
+        if (plan.kernel_of[chain.output] == gid) kernel.schedule = ScheduleAttention(graph, chain, folded, limits);
       }
     }
     absl::StatusOr<Traffic> traffic = KernelTraffic(graph, kernel);

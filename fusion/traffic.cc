@@ -30,8 +30,9 @@ absl::Status KernelTooLarge(const Graph& graph, const Kernel& kernel) {
 int64_t InputPasses(const Kernel& kernel, NodeId input) {
   // A looped row kernel reads a full-shape input once per pass that uses it;
   // every other input is read once.
+  if (kernel.kind != KernelKind::kRowReduction) return 1;
   int64_t passes = 0;
-  for (const std::vector<NodeId>& pass : kernel.row.pass_inputs) {
+  for (const std::vector<NodeId>& pass : kernel.row().pass_inputs) {
     passes += std::count(pass.begin(), pass.end(), input);
   }
   return std::max<int64_t>(passes, 1);
@@ -70,7 +71,7 @@ absl::StatusOr<Traffic> KernelTraffic(const Graph& graph, const Kernel& kernel) 
     }
   }
   // Key blocks right of the diagonal are skipped: half the work of a square causal attention.
-  if (kernel.kind == KernelKind::kAttention && kernel.attention.causal) t.flops /= 2;
+  if (kernel.kind == KernelKind::kAttention && kernel.attention().causal) t.flops /= 2;
   return t;
 }
 

@@ -124,7 +124,7 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
   if (!heuristic.ok()) return heuristic.status();
   const Hash128 key = TuningKey(heuristic->body, device.info(), limits.Arch());
   if (std::optional<MatmulConfig> cached = tuning.Find(key)) {
-    if (ApplyMatmulConfig(*cached, "tuning cache", limits, kernel.matmul).ok()) {
+    if (ApplyMatmulConfig(*cached, "tuning cache", limits, kernel.matmul()).ok()) {
       report.config = *cached;
       report.source = "tuning cache";
       report.seconds = SecondsSince(start);
@@ -133,11 +133,11 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
     }
   }
 
-  const MatmulSchedule heuristic_schedule = kernel.matmul;
+  const MatmulSchedule heuristic_schedule = kernel.matmul();
   std::vector<Candidate> candidates;
   for (const MatmulConfig& config : MatmulCandidates(heuristic_schedule, limits)) {
     Kernel trial = kernel;
-    if (!ApplyMatmulConfig(config, "candidate", limits, trial.matmul).ok()) continue;
+    if (!ApplyMatmulConfig(config, "candidate", limits, trial.matmul()).ok()) continue;
     absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, trial, limits);
     if (!generated.ok()) return generated.status();
     candidates.push_back({.config = config, .generated = *std::move(generated)});
@@ -174,7 +174,7 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
   if (best < 0) {
     return absl::InternalError(absl::StrCat("kernel ", kernel.name, ": no matmul candidate compiled and ran"));
   }
-  if (absl::Status s = ApplyMatmulConfig(report.config, "tuned", limits, kernel.matmul); !s.ok()) return s;
+  if (absl::Status s = ApplyMatmulConfig(report.config, "tuned", limits, kernel.matmul()); !s.ok()) return s;
   tuning.Store(key, report.config);
   report.source = "tuned";
   report.best_us = best;
@@ -195,7 +195,7 @@ absl::StatusOr<std::vector<TuningReport>> TuneMatmulKernels(const Graph& graph, 
   if (absl::Status s = device.Activate(); !s.ok()) return s;
   std::vector<TuningReport> reports;
   for (Kernel& kernel : plan.kernels) {
-    if (kernel.kind != KernelKind::kMatmul || kernel.matmul.config_source != "heuristic") continue;
+    if (kernel.kind != KernelKind::kMatmul || kernel.matmul().config_source != "heuristic") continue;
     absl::StatusOr<TuningReport> report = TuneKernel(graph, kernel, limits, device, kernels, tuning, options);
     if (!report.ok()) return report.status();
     reports.push_back(*std::move(report));

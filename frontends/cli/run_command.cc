@@ -78,8 +78,8 @@ RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us) 
           .traffic = kernel.traffic,
           .roofline_us = RooflineSeconds(kernel.traffic, limits) * 1e6,
           .us = us,
-          .matmul_config = matmul ? kernel.matmul.config.ToString() : "",
-          .matmul_config_source = matmul ? kernel.matmul.config_source : ""};
+          .matmul_config = matmul ? kernel.matmul().config.ToString() : "",
+          .matmul_config_source = matmul ? kernel.matmul().config_source : ""};
 }
 
 absl::Status WriteTrace(const std::string& path, const RunResult& result, const Executable& exe,

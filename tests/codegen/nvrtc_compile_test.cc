@@ -143,12 +143,12 @@ TEST(NvrtcCompileTest, EveryMatmulCandidateCompiles) {
        }()}) {
     const Graph graph = *MatmulRelu(DType::kBF16, 512, 512, 256);
     const Plan plan = *PlanFusion(graph, limits);
-    const std::vector<MatmulConfig> candidates = MatmulCandidates(plan.kernels[0].matmul, limits);
+    const std::vector<MatmulConfig> candidates = MatmulCandidates(plan.kernels[0].matmul(), limits);
     EXPECT_GE(candidates.size(), 6u);
     for (const MatmulConfig& config : candidates) {
       SCOPED_TRACE(config.ToString());
       Plan tuned = plan;
-      ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", limits, tuned.kernels[0].matmul).ok());
+      ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", limits, tuned.kernels[0].matmul()).ok());
       absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], limits);
       ASSERT_TRUE(generated.ok()) << generated.status();
       absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), "candidate"}, limits.Arch());

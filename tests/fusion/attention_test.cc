@@ -4,6 +4,7 @@
 
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
+#include "fusion/plan_report.h"
 #include "fusion/planner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -24,12 +25,12 @@ TEST(AttentionTest, TheNaiveChainIsOneKernelMovingOnlyQKVAndO) {
     const int64_t tensor = int64_t{4} * 16 * 4096 * 128 * 2;
     EXPECT_EQ(k.traffic.bytes_read, 3 * tensor);
     EXPECT_EQ(k.traffic.bytes_written, tensor);
-    EXPECT_TRUE(k.attention.k.transposed);  // Kᵀ is a layout, not a kernel
-    EXPECT_EQ(k.attention.causal, causal);
-    EXPECT_EQ(k.attention.grid, 4 * 16 * 4096 / 128);
+    EXPECT_TRUE(k.attention().k.transposed);  // Kᵀ is a layout, not a kernel
+    EXPECT_EQ(k.attention().causal, causal);
+    EXPECT_EQ(k.attention().grid, 4 * 16 * 4096 / 128);
     EXPECT_EQ(k.Strategy(), causal ? "flash, 128 query rows x 128 keys, 3 stages, causal"
                                    : "flash, 128 query rows x 128 keys, 3 stages");
-    EXPECT_THAT(k.attention.reason, HasSubstr("S and P stay on chip, K and V are re-read by each block of query rows"));
+    EXPECT_THAT(k.attention().reason, HasSubstr("S and P stay on chip, K and V are re-read by each block of query rows"));
     // Two matmuls of 2·S²·D each, halved where the diagonal skips half the
     // keys; the softmax's elementwise ops add about 1%.
     const double flops = 4.0 * 4 * 16 * 4096.0 * 4096.0 * 128;
@@ -53,8 +54,8 @@ TEST(AttentionTest, SoftmaxFormsAndMasksAreRecognizedByStructure) {
   const Plan plan = *PlanFusion(graph, DeviceLimits{});
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_EQ(plan.kernels[0].kind, KernelKind::kAttention);
-  EXPECT_FALSE(plan.kernels[0].attention.k.transposed);
-  EXPECT_FALSE(plan.kernels[0].attention.causal);
+  EXPECT_FALSE(plan.kernels[0].attention().k.transposed);
+  EXPECT_FALSE(plan.kernels[0].attention().causal);
   EXPECT_EQ(plan.kernels[0].traffic.bytes_read, (8 * 200 * 64 + 8 * 64 * 328 + 8 * 328 * 64 + 200 * 328) * 2);
 }
 
@@ -89,6 +90,8 @@ TEST(AttentionTest, ChainsThatDoNotQualifyStayUnfusedAndSayWhy) {
     for (const Kernel& k : plan.kernels) EXPECT_NE(k.kind, KernelKind::kAttention) << c.what;
     ASSERT_EQ(plan.attention_refusals.size(), 1u) << c.what;
     EXPECT_EQ(plan.attention_refusals[0].reason, c.reason);
+    // --explain says it.
+    EXPECT_THAT(PlanExplain(graph, plan), ::testing::HasSubstr("\nnot attention: " + c.reason + "\n")) << c.what;
   }
   // A plain matmul reads no softmax: nothing to explain.
   EXPECT_TRUE(PlanFusion(*MatmulRelu(DType::kBF16, 256, 256, 256), DeviceLimits{})->attention_refusals.empty());

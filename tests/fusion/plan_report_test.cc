@@ -89,7 +89,8 @@ TEST_F(PlanReportTest, JsonHoldsBothPlansEdgesAndTheExplanation) {
             "  ],\n"
             "  \"boundaries\": [\n"
             "    {\"producer\": \"y\", \"consumer\": \"t\", \"reason\": \"a transpose runs as its own kernel\"}\n"
-            "  ]\n"
+            "  ],\n"
+            "  \"attention_refusals\": []\n"
             "}\n");
 }
 
@@ -156,7 +157,7 @@ TEST(PlanReportPartsTest, EdgeBytesCountEveryPass) {
   limits.supports_clusters = false;
   const Plan plan = *PlanFusion(graph, limits);
   ASSERT_EQ(plan.kernels.size(), 1u);
-  ASSERT_EQ(plan.kernels[0].row.passes, 2);
+  ASSERT_EQ(plan.kernels[0].row().passes, 2);
   const std::vector<KernelEdge> edges = KernelEdges(graph, plan);
   ASSERT_EQ(edges.size(), 1u);
   EXPECT_EQ(graph.node(edges[0].tensor).name, "x");

@@ -91,8 +91,8 @@ TEST(PlannerTest, SoftmaxAtEveryBenchmarkShapeIsOneKernelReadingTheRowOnce) {
     EXPECT_EQ(plans.fused.total.bytes(), 2 * mn * 4);
     const Kernel& k = plans.fused.kernels[0];
     EXPECT_EQ(k.kind, KernelKind::kRowReduction);
-    EXPECT_EQ(k.row.strategy, c.strategy);
-    EXPECT_EQ(k.row.passes, 1);
+    EXPECT_EQ(k.row().strategy, c.strategy);
+    EXPECT_EQ(k.row().passes, 1);
     EXPECT_THAT(NodeNames(graph, k.nodes), ElementsAre("m", "d", "e", "s", "y"));
   }
 }
@@ -100,9 +100,9 @@ TEST(PlannerTest, SoftmaxAtEveryBenchmarkShapeIsOneKernelReadingTheRowOnce) {
 TEST(PlannerTest, LongSoftmaxSplitsOverAClusterAndSaysWhy) {
   const Graph graph = *SoftmaxNaive(DType::kF32, 512, 131072);
   const Kernel k = PlanFusion(graph, DeviceLimits{})->kernels[0];
-  EXPECT_EQ(k.row.cluster_blocks, 4);
-  EXPECT_EQ(int64_t{k.row.threads} * k.row.cluster_blocks * k.row.values_per_thread, 131072);
-  EXPECT_EQ(k.row.reason,
+  EXPECT_EQ(k.row().cluster_blocks, 4);
+  EXPECT_EQ(int64_t{k.row().threads} * k.row().cluster_blocks * k.row().values_per_thread, 131072);
+  EXPECT_EQ(k.row().reason,
             "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; split over a "
             "cluster of 4 blocks that holds it in registers");
 }
@@ -114,14 +114,14 @@ TEST(PlannerTest, LongSoftmaxWithoutClustersLoopsTwiceWithTheOnlineRecurrence) {
   const Plan plan = *PlanFusion(graph, limits);
   ASSERT_EQ(plan.kernels.size(), 1u);
   const Kernel& k = plan.kernels[0];
-  EXPECT_EQ(k.row.strategy, RowStrategy::kLooped);
-  EXPECT_TRUE(k.row.online_softmax);
-  EXPECT_EQ(k.row.passes, 2);
-  ASSERT_EQ(k.row.stages.size(), 1u);
-  EXPECT_THAT(NodeNames(graph, k.row.stages[0]), ElementsAre("m", "s"));
+  EXPECT_EQ(k.row().strategy, RowStrategy::kLooped);
+  EXPECT_TRUE(k.row().online_softmax);
+  EXPECT_EQ(k.row().passes, 2);
+  ASSERT_EQ(k.row().stages.size(), 1u);
+  EXPECT_THAT(NodeNames(graph, k.row().stages[0]), ElementsAre("m", "s"));
   // Two reads of x and one write of y.
   EXPECT_EQ(plan.total.bytes(), 3 * int64_t{512} * 131072 * 4);
-  EXPECT_EQ(k.row.reason,
+  EXPECT_EQ(k.row().reason,
             "row of 131072 f32 = 512 KiB exceeds the on-chip budget of a block, 128 KiB; looped over "
             "tiles, 2 passes (online max/sum recurrence)");
   EXPECT_EQ(k.Strategy(), "looped, online softmax, 2 passes");
@@ -131,16 +131,16 @@ TEST(PlannerTest, RowSumAtBothShapes) {
   const Plans square = PlanBoth(*RowSum(DType::kF32, 16384, 16384));
   EXPECT_EQ(square.unfused.total.bytes(), (int64_t{16384} * 16384 + 16384) * 4);
   EXPECT_EQ(square.fused.total.bytes(), (int64_t{16384} * 16384 + 16384) * 4);
-  EXPECT_EQ(square.fused.kernels[0].row.strategy, RowStrategy::kLooped);
+  EXPECT_EQ(square.fused.kernels[0].row().strategy, RowStrategy::kLooped);
 
   const Plans tall = PlanBoth(*RowSum(DType::kF32, 256, 1048576));
   EXPECT_EQ(tall.fused.total.bytes(), (int64_t{256} * 1048576 + 256) * 4);
   // 256 rows fill 132 SMs with a block per row; fewer rows than SMs split.
-  EXPECT_EQ(tall.fused.kernels[0].row.strategy, RowStrategy::kLooped);
-  EXPECT_EQ(tall.fused.kernels[0].row.passes, 1);
+  EXPECT_EQ(tall.fused.kernels[0].row().strategy, RowStrategy::kLooped);
+  EXPECT_EQ(tall.fused.kernels[0].row().passes, 1);
   const Plans few = PlanBoth(*RowSum(DType::kF32, 64, 1048576));
-  EXPECT_EQ(few.fused.kernels[0].row.strategy, RowStrategy::kClusterLooped);
-  EXPECT_EQ(few.fused.kernels[0].row.cluster_blocks, 8);
+  EXPECT_EQ(few.fused.kernels[0].row().strategy, RowStrategy::kClusterLooped);
+  EXPECT_EQ(few.fused.kernels[0].row().cluster_blocks, 8);
   EXPECT_EQ(few.fused.total.bytes(), (int64_t{64} * 1048576 + 64) * 4);
 }
 
@@ -166,76 +166,76 @@ TEST(PlannerTest, MatmulReluFusesTheEpilogue) {
 
 TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   const Kernel big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0];
-  EXPECT_EQ(big.matmul.tier, MatmulTier::kWgmma);
-  EXPECT_EQ(big.matmul.config, (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8}));
-  EXPECT_EQ(big.matmul.threads, 384);
-  EXPECT_EQ(big.matmul.tiles, 2048);
-  EXPECT_EQ(big.matmul.grid, 132);
-  EXPECT_EQ(big.matmul.staging_element_bytes, 2);
+  EXPECT_EQ(big.matmul().tier, MatmulTier::kWgmma);
+  EXPECT_EQ(big.matmul().config, (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8}));
+  EXPECT_EQ(big.matmul().threads, 384);
+  EXPECT_EQ(big.matmul().tiles, 2048);
+  EXPECT_EQ(big.matmul().grid, 132);
+  EXPECT_EQ(big.matmul().staging_element_bytes, 2);
   // Three stages of 128x64 A and 64x256 B, a 128x256 bf16 staging tile, six
   // barriers and the alignment slack.
-  EXPECT_EQ(big.matmul.shared_bytes, 3 * (128 + 256) * 64 * 2 + 128 * 256 * 2 + 6 * 8 + 1024);
+  EXPECT_EQ(big.matmul().shared_bytes, 3 * (128 + 256) * 64 * 2 + 128 * 256 * 2 + 6 * 8 + 1024);
   EXPECT_EQ(big.Strategy(), "wgmma, 128x256x64 tiles, 3 stages");
-  EXPECT_EQ(big.matmul.reason,
+  EXPECT_EQ(big.matmul().reason,
             "bf16 on tensor cores (wgmma + TMA, producer and consumer warpgroups, persistent grid, fp32 "
             "accumulators); 128x256 tiles: 2048 tiles, 15.52 waves of 132 SMs, the least estimated time of the tiles "
             "that fill the SMs");
 
   // One 128x256 tile would leave 131 SMs idle; the smallest tile wins.
   const Kernel small = PlanBoth(*MatmulRelu(DType::kF16, 64, 64, 4096)).fused.kernels[0];
-  EXPECT_EQ(small.matmul.config.block_m, 128);
-  EXPECT_EQ(small.matmul.config.block_n, 64);
-  EXPECT_EQ(small.matmul.config.stages, 8);
-  EXPECT_THAT(small.matmul.reason, HasSubstr("too few to fill the SMs with any tile, so the one of least latency"));
+  EXPECT_EQ(small.matmul().config.block_m, 128);
+  EXPECT_EQ(small.matmul().config.block_n, 64);
+  EXPECT_EQ(small.matmul().config.stages, 8);
+  EXPECT_THAT(small.matmul().reason, HasSubstr("too few to fill the SMs with any tile, so the one of least latency"));
   // M = 128 with long K: 128x64 tiles give 128 of the 132 SMs a tile.
   const Kernel skinny = PlanBoth(*MatmulRelu(DType::kBF16, 128, 8192, 8192)).fused.kernels[0];
-  EXPECT_EQ(skinny.matmul.config.block_n, 64);
-  EXPECT_EQ(skinny.matmul.tiles, 128);
+  EXPECT_EQ(skinny.matmul().config.block_n, 64);
+  EXPECT_EQ(skinny.matmul().tiles, 128);
 
   // Before Hopper there is no wgmma: mma.sync, two blocks per SM.
   DeviceLimits ampere;
   ampere.compute_capability = 80;
   ampere.sm_count = 108;
   const Kernel old = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), ampere).fused.kernels[0];
-  EXPECT_EQ(old.matmul.tier, MatmulTier::kMmaSync);
-  EXPECT_EQ(old.matmul.config, (MatmulConfig{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 16}));
-  EXPECT_EQ(old.matmul.threads, 128);
-  EXPECT_EQ(old.matmul.grid, 4096);
-  EXPECT_EQ(old.matmul.shared_bytes, 4 * (128 * 32 + 32 * 128) * 2);
+  EXPECT_EQ(old.matmul().tier, MatmulTier::kMmaSync);
+  EXPECT_EQ(old.matmul().config, (MatmulConfig{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 16}));
+  EXPECT_EQ(old.matmul().threads, 128);
+  EXPECT_EQ(old.matmul().grid, 4096);
+  EXPECT_EQ(old.matmul().shared_bytes, 4 * (128 * 32 + 32 * 128) * 2);
   EXPECT_EQ(old.Strategy(), "mma.sync, 128x128x32 tiles, 4 stages");
-  EXPECT_EQ(old.matmul.reason,
+  EXPECT_EQ(old.matmul().reason,
             "bf16 on tensor cores (mma.sync, fp32 accumulators), not wgmma: it needs compute capability 9.0 "
             "(sm_90a); the device has 8.0; 128x128 tiles: 4096 tiles, 18.96 waves of 108 SMs x 2 blocks, the least "
             "estimated time of the tiles that fill the SMs");
   ampere.shared_bytes_per_block = 48 * 1024;
   const Kernel fewer_stages = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), ampere).fused.kernels[0];
-  EXPECT_EQ(fewer_stages.matmul.config.stages, 3);
-  EXPECT_EQ(fewer_stages.matmul.shared_bytes, 3 * (128 * 32 + 32 * 128) * 2);
+  EXPECT_EQ(fewer_stages.matmul().config.stages, 3);
+  EXPECT_EQ(fewer_stages.matmul().shared_bytes, 3 * (128 * 32 + 32 * 128) * 2);
 
   const Kernel f32 = PlanBoth(*MatmulRelu(DType::kF32, 4096, 4096, 4096)).fused.kernels[0];
-  EXPECT_EQ(f32.matmul.tier, MatmulTier::kFfma);
+  EXPECT_EQ(f32.matmul().tier, MatmulTier::kFfma);
   EXPECT_EQ(f32.Strategy(), "FFMA, 128x128x8 tiles, 2 stages");
-  EXPECT_THAT(f32.matmul.reason, HasSubstr("exact fp32 rather than tf32"));
+  EXPECT_THAT(f32.matmul().reason, HasSubstr("exact fp32 rather than tf32"));
 
   // Rows of 20 bf16 (40 bytes) are not 16-byte aligned: TMA cannot read them.
   const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
-  EXPECT_EQ(odd.matmul.tier, MatmulTier::kMmaSync);
-  EXPECT_FALSE(odd.matmul.vector_copies);
-  EXPECT_THAT(odd.matmul.reason, HasSubstr("not wgmma: TMA cannot read A: its rows of 20 elements are not a multiple "
+  EXPECT_EQ(odd.matmul().tier, MatmulTier::kMmaSync);
+  EXPECT_FALSE(odd.matmul().vector_copies);
+  EXPECT_THAT(odd.matmul().reason, HasSubstr("not wgmma: TMA cannot read A: its rows of 20 elements are not a multiple "
                                            "of 16 bytes"));
-  EXPECT_THAT(odd.matmul.reason,
+  EXPECT_THAT(odd.matmul().reason,
               HasSubstr("K=20 or N=64 is not a multiple of 8, so tiles are copied element by element"));
 
   GraphBuilder b;
   Value x = b.Input("x", DType::kBF16, {3, 200, 64});
   Value w = b.Input("w", DType::kBF16, {3, 64, 72});
   const Kernel batched = PlanBoth(*b.Build({Matmul(x, w)})).fused.kernels[0];
-  EXPECT_EQ(batched.matmul.batch, 3);
-  EXPECT_EQ(batched.matmul.m, 200);
-  EXPECT_EQ(batched.matmul.n, 72);
-  EXPECT_EQ(batched.matmul.k, 64);
-  EXPECT_EQ(batched.matmul.tiles, 3 * ((200 + batched.matmul.config.block_m - 1) / batched.matmul.config.block_m) *
-                                      ((72 + batched.matmul.config.block_n - 1) / batched.matmul.config.block_n));
+  EXPECT_EQ(batched.matmul().batch, 3);
+  EXPECT_EQ(batched.matmul().m, 200);
+  EXPECT_EQ(batched.matmul().n, 72);
+  EXPECT_EQ(batched.matmul().k, 64);
+  EXPECT_EQ(batched.matmul().tiles, 3 * ((200 + batched.matmul().config.block_m - 1) / batched.matmul().config.block_m) *
+                                      ((72 + batched.matmul().config.block_n - 1) / batched.matmul().config.block_n));
 }
 
 TEST(PlannerTest, MatmulBatchesBroadcastOrFoldIntoRows) {
@@ -244,20 +244,20 @@ TEST(PlannerTest, MatmulBatchesBroadcastOrFoldIntoRows) {
   Value x = b.Input("x", DType::kBF16, {4, 16, 256, 64});
   Value w = b.Input("w", DType::kBF16, {64, 128});
   const Kernel folded = PlanBoth(*b.Build({Matmul(x, w)})).fused.kernels[0];
-  EXPECT_EQ(folded.matmul.batch, 1);
-  EXPECT_EQ(folded.matmul.m, 4 * 16 * 256);
-  EXPECT_TRUE(folded.matmul.batch_dims.empty());
-  EXPECT_THAT(folded.matmul.reason, HasSubstr("batch [4,16] folded into M (B has none): 16384 rows"));
+  EXPECT_EQ(folded.matmul().batch, 1);
+  EXPECT_EQ(folded.matmul().m, 4 * 16 * 256);
+  EXPECT_TRUE(folded.matmul().batch_dims.empty());
+  EXPECT_THAT(folded.matmul().reason, HasSubstr("batch [4,16] folded into M (B has none): 16384 rows"));
 
   // [2,1,M,K] x [3,K,N]: A broadcasts over the 3, B over the 2.
   GraphBuilder c;
   Value p = c.Input("p", DType::kBF16, {2, 1, 40, 64});
   Value q = c.Input("q", DType::kBF16, {3, 64, 48});
   const Kernel broadcast = PlanBoth(*c.Build({Matmul(p, q)})).fused.kernels[0];
-  EXPECT_EQ(broadcast.matmul.batch, 6);
-  EXPECT_EQ(broadcast.matmul.batch_dims, (Dims{2, 3}));
-  EXPECT_EQ(broadcast.matmul.a.batch_dims, (Dims{2, 1}));
-  EXPECT_EQ(broadcast.matmul.b.batch_dims, (Dims{1, 3}));
+  EXPECT_EQ(broadcast.matmul().batch, 6);
+  EXPECT_EQ(broadcast.matmul().batch_dims, (Dims{2, 3}));
+  EXPECT_EQ(broadcast.matmul().a.batch_dims, (Dims{2, 1}));
+  EXPECT_EQ(broadcast.matmul().b.batch_dims, (Dims{1, 3}));
   EXPECT_EQ(broadcast.traffic.bytes_read, (2 * 40 * 64 + 3 * 64 * 48) * 2);
 }
 
@@ -272,10 +272,10 @@ TEST(PlannerTest, TransposedMatmulOperandsAreLayoutsNotKernels) {
   ASSERT_EQ(plans.fused.kernels.size(), 1u);
   const Kernel& k = plans.fused.kernels[0];
   EXPECT_THAT(NodeNames(graph, k.inputs), ElementsAre("x", "weight"));
-  EXPECT_TRUE(k.matmul.b.transposed);
-  EXPECT_FALSE(k.matmul.a.transposed);
-  EXPECT_EQ(graph.node(k.matmul.b.node).name, "weight");
-  EXPECT_THAT(k.matmul.reason,
+  EXPECT_TRUE(k.matmul().b.transposed);
+  EXPECT_FALSE(k.matmul().a.transposed);
+  EXPECT_EQ(graph.node(k.matmul().b.node).name, "weight");
+  EXPECT_THAT(k.matmul().reason,
               HasSubstr("B is read column-major from \"weight\" (the transpose is its layout, not a kernel)"));
   ASSERT_EQ(plans.fused.layout_folds.size(), 1u);
   EXPECT_EQ(graph.node(plans.fused.layout_folds[0].transpose).name, "wt");
@@ -291,8 +291,8 @@ TEST(PlannerTest, TransposedMatmulOperandsAreLayoutsNotKernels) {
   const Graph heads = *h.Build({Matmul(q, Transpose(key, {0, 1, 3, 2}))});
   const Plan plan = *PlanFusion(heads, DeviceLimits{});
   ASSERT_EQ(plan.kernels.size(), 1u);
-  EXPECT_TRUE(plan.kernels[0].matmul.b.transposed);
-  EXPECT_EQ(plan.kernels[0].matmul.batch, 16);
+  EXPECT_TRUE(plan.kernels[0].matmul().b.transposed);
+  EXPECT_EQ(plan.kernels[0].matmul().batch, 16);
 }
 
 TEST(PlannerTest, TransposesThatCannotBeLayoutsStayKernels) {
@@ -320,7 +320,7 @@ TEST(PlannerTest, TransposesThatCannotBeLayoutsStayKernels) {
   Value r = o.Input("r", DType::kBF16, {48, 20});
   const Plan odd = *PlanFusion(*o.Build({Matmul(p, Transpose(r, {1, 0}))}), DeviceLimits{});
   EXPECT_EQ(odd.kernels.size(), 2u);
-  EXPECT_EQ(odd.kernels[1].matmul.tier, MatmulTier::kMmaSync);
+  EXPECT_EQ(odd.kernels[1].matmul().tier, MatmulTier::kMmaSync);
 }
 
 TEST(PlannerTest, IotaMasksAreComputedNotRead) {
@@ -347,9 +347,9 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   Plan plan = *PlanFusion(*MatmulRelu(DType::kBF16, 1024, 1024, 1024), DeviceLimits{});
   const MatmulConfig wide{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 3, .group_m = 16};
   ASSERT_TRUE(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, plan).ok());
-  EXPECT_EQ(plan.kernels[0].matmul.config, wide);
+  EXPECT_EQ(plan.kernels[0].matmul().config, wide);
   EXPECT_EQ(plan.kernels[0].Strategy(), "wgmma, 256x128x64 tiles, 3 stages, --matmul-tile");
-  EXPECT_THAT(plan.kernels[0].matmul.reason, HasSubstr("(--matmul-tile)"));
+  EXPECT_THAT(plan.kernels[0].matmul().reason, HasSubstr("(--matmul-tile)"));
   const MatmulConfig mma_sync_tile{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4};
   ExpectInvalid(OverrideMatmulConfigs(mma_sync_tile, "--matmul-tile", DeviceLimits{}, plan),
                 "--matmul-tile=128x128x32:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x128x32 with 4 "
@@ -427,7 +427,7 @@ TEST(PlannerTest, ReductionWithPrologueAndRowEpilogue) {
   const Plan plan = *PlanFusion(graph, DeviceLimits{});
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_EQ(plan.kernels[0].kind, KernelKind::kRowReduction);
-  EXPECT_EQ(plan.kernels[0].row.strategy, RowStrategy::kBlockPersistent);
+  EXPECT_EQ(plan.kernels[0].row().strategy, RowStrategy::kBlockPersistent);
   EXPECT_EQ(plan.total.bytes(), 2 * 4096 * 2048 * 4);
 }
 

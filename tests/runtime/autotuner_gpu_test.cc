@@ -41,8 +41,8 @@ TEST_F(AutotunerGpuTest, TunesOnceAndReusesTheChoiceAcrossProcesses) {
   EXPECT_GE(report.candidates, 6);
   EXPECT_GT(report.best_us, 0);
   EXPECT_GE(report.heuristic_us, report.best_us);
-  EXPECT_EQ((*tuned)->plan().kernels[0].matmul.config, report.config);
-  EXPECT_EQ((*tuned)->plan().kernels[0].matmul.config_source, "tuned");
+  EXPECT_EQ((*tuned)->plan().kernels[0].matmul().config, report.config);
+  EXPECT_EQ((*tuned)->plan().kernels[0].matmul().config_source, "tuned");
   EXPECT_GE(progress.size(), static_cast<size_t>(report.candidates) + 2);
   EXPECT_EQ(first.stats().stores, 1);
   std::printf("tuned %s in %.2f s: %s, %.1f us (heuristic %.1f us)\n", report.kernel.c_str(), report.seconds,
@@ -63,7 +63,7 @@ TEST_F(AutotunerGpuTest, TunesOnceAndReusesTheChoiceAcrossProcesses) {
     EXPECT_EQ((*again)->tuning()[0].source, "tuning cache");
     EXPECT_EQ((*again)->tuning()[0].candidates, 0);
     EXPECT_EQ((*again)->tuning()[0].config, report.config);
-    EXPECT_EQ((*again)->plan().kernels[0].matmul.config_source, "tuning cache");
+    EXPECT_EQ((*again)->plan().kernels[0].matmul().config_source, "tuning cache");
     std::printf("warm from %s: %.2f ms\n", cache == &first ? "memory" : "disk", (*again)->tuning()[0].seconds * 1e3);
   }
 }
@@ -76,13 +76,13 @@ TEST_F(AutotunerGpuTest, OffKeepsTheHeuristicAndFixedConfigsAreNotTuned) {
       Executable::Compile(graph, device(), kernels, {.autotune = false, .tuning_cache = &cache});
   ASSERT_TRUE(off.ok()) << off.status();
   EXPECT_TRUE((*off)->tuning().empty());
-  EXPECT_EQ((*off)->plan().kernels[0].matmul.config_source, "heuristic");
+  EXPECT_EQ((*off)->plan().kernels[0].matmul().config_source, "heuristic");
   const MatmulConfig fixed{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .group_m = 8};
   absl::StatusOr<std::unique_ptr<Executable>> asked =
       Executable::Compile(graph, device(), kernels, {.matmul_config = fixed, .tuning_cache = &cache});
   ASSERT_TRUE(asked.ok()) << asked.status();
   EXPECT_TRUE((*asked)->tuning().empty());
-  EXPECT_EQ((*asked)->plan().kernels[0].matmul.config, fixed);
+  EXPECT_EQ((*asked)->plan().kernels[0].matmul().config, fixed);
   EXPECT_EQ(cache.stats().stores, 0);
 }
 

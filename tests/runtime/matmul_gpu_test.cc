@@ -37,7 +37,7 @@ TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
   const DeviceLimits limits = DeviceLimitsOf(device().info());
   for (const auto& [name, graph] : graphs) {
     const Plan plan = *PlanFusion(graph, limits);
-    for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul, limits)) {
+    for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul(), limits)) {
       EXPECT_EQ(Check(graph, 11, config), "") << name << " " << config.ToString();
     }
   }
