@@ -48,7 +48,7 @@ absl::Status TuneBeforeProfiling(const FlagValues& flags, const PlannedGraph& pl
   const Plan& plan = planned.Chosen(flags.Switch(kUnfused));
   const bool has_matmul = std::any_of(plan.kernels.begin(), plan.kernels.end(),
                                       [](const Kernel& k) { return k.kind == KernelKind::kMatmul; });
-  if (!has_matmul || flags.Text(kAutotune) != "on" || MatmulTileFromFlags(flags)->has_value()) {
+  if (!has_matmul || flags.Text(kAutotune) != "on" || flags.Has(kMatmulTile)) {
     return absl::OkStatus();
   }
   absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
