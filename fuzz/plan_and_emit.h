@@ -39,8 +39,9 @@ inline void PlanAndEmit(const kiln::Graph& graph, const kiln::DeviceLimits& limi
                 "planning fails only with InvalidArgument");
   }
   if (!fused.ok() || !unfused.ok()) return;
-  kiln::PlanTable(graph, *fused, *unfused, limits);
-  kiln::PlanJson(graph, "fuzz", *fused, *unfused, limits);
+  const kiln::PlanTarget target{.gpu = "fuzz target", .limits = limits};
+  kiln::PlanTable(graph, *fused, *unfused, target);
+  for (bool explain : {false, true}) kiln::PlanJson(graph, "fuzz", *fused, *unfused, target, explain);
   kiln::PlanExplain(graph, *fused);
   for (const kiln::Plan* plan : {&*fused, &*unfused}) {
     for (const kiln::Kernel& kernel : plan->kernels) {
