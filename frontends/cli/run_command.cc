@@ -17,6 +17,7 @@
 #include "frontends/cli/device_io.h"
 #include "frontends/cli/dump_folder.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/open_gpu.h"
 #include "frontends/cli/planned_graph.h"
 #include "frontends/cli/run_measure.h"
 #include "frontends/cli/run_report.h"
@@ -195,11 +196,8 @@ absl::Status WriteRunFiles(const FlagValues& flags, const PlannedGraph& planned,
 int RunRunCommand(const CommandLine& line) {
   const FlagValues& flags = line.flags;
   if (flags.Switch(kMeasure)) return RunMeasuredCommand(line);
-  absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
-  if (!device.ok()) {
-    return ReportError(absl::Status(device.status().code(),
-                                    absl::StrCat("no GPU to run on: ", device.status().message())));
-  }
+  absl::StatusOr<std::unique_ptr<Device>> device = OpenGpu("run on");
+  if (!device.ok()) return ReportError(device.status());
   const DeviceLimits limits = LimitsFromFlags(flags, DeviceLimitsOf((*device)->info()));
   PlannedGraph planned;
   if (int status = PlanForTarget(line, {.gpu = (*device)->info().name, .limits = limits}, planned);

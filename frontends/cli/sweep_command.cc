@@ -18,6 +18,7 @@
 #include "frontends/cli/device_flags.h"
 #include "frontends/cli/device_io.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/open_gpu.h"
 #include "frontends/cli/planned_graph.h"
 #include "frontends/cli/sweep_report.h"
 #include "frontends/cli/sweep_sizes.h"
@@ -100,11 +101,8 @@ int RunSweepCommand(const CommandLine& line) {
   if (flags.Has(kIters) && !run) return ReportUsageError("--iters times the sizes of --run; add --run");
   std::unique_ptr<Device> device;
   if (run) {
-    absl::StatusOr<std::unique_ptr<Device>> opened = Device::Open(0);
-    if (!opened.ok()) {
-      return ReportError(absl::Status(opened.status().code(),
-                                      absl::StrCat("no GPU to run on: ", opened.status().message())));
-    }
+    absl::StatusOr<std::unique_ptr<Device>> opened = OpenGpu("run on");
+    if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
   }
   const DeviceLimits limits =

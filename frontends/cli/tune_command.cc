@@ -6,6 +6,7 @@
 #include "frontends/cli/commands.h"
 #include "frontends/cli/device_flags.h"
 #include "frontends/cli/errors.h"
+#include "frontends/cli/open_gpu.h"
 #include "frontends/cli/planned_graph.h"
 #include "runtime/executable.h"
 
@@ -30,11 +31,8 @@ int RunTuneCommand(const CommandLine& line) {
   if (line.flags.Has(kMatmulTile)) {
     return ReportUsageError("tune chooses the matmul configs; --matmul-tile fixes one (kiln run times it)");
   }
-  absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
-  if (!device.ok()) {
-    return ReportError(absl::Status(device.status().code(),
-                                    absl::StrCat("no GPU to tune on: ", device.status().message())));
-  }
+  absl::StatusOr<std::unique_ptr<Device>> device = OpenGpu("tune on");
+  if (!device.ok()) return ReportError(device.status());
   const DeviceLimits limits = LimitsFromFlags(line.flags, DeviceLimitsOf((*device)->info()));
   PlannedGraph planned;
   if (int status = PlanForTarget(line, {.gpu = (*device)->info().name, .limits = limits}, planned);
