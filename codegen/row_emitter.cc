@@ -17,6 +17,21 @@ namespace {
 
 constexpr int kWarpRowsPerBlock = 8;
 constexpr int kLoopUnroll = 4;  // tiles in flight per thread in looped passes
+// Registers per thread that persistent kernels may spend keeping values the
+// last reduction pass computed for the output pass, instead of computing them
+// twice (softmax's exp: a bf16 row kernel is bound by its instructions).
+constexpr int64_t kHeldValueBudget = 32;
+
+// Ops worth a register to compute once: the transcendental ones and division.
+bool CostlyToRecompute(OpKind op) {
+  switch (op) {
+    case OpKind::kExp: case OpKind::kLog: case OpKind::kTanh: case OpKind::kErf: case OpKind::kSqrt:
+    case OpKind::kRsqrt: case OpKind::kSigmoid: case OpKind::kReciprocal: case OpKind::kDiv: case OpKind::kPow:
+      return true;
+    default:
+      return false;
+  }
+}
 
 enum class Unit { kWarp, kBlock, kCluster };
 
@@ -34,13 +49,20 @@ class RowEmitter {
            row_.strategy == RowStrategy::kClusterPersistent;
   }
   std::string ExternalLoad(NodeId operand, NodeId consumer) const;
+  // Element-program nodes feeding `roots`, up to the reductions and the inputs.
+  absl::flat_hash_set<NodeId> ConeOf(const std::vector<NodeId>& roots) const;
+  // The costly values of the last reduction pass that the output pass needs
+  // again, when they fit kHeldValueBudget.
+  std::vector<NodeId> ChooseHeldValues(const std::vector<NodeId>& full_outputs) const;
+  std::string LoadAt(NodeId input, absl::string_view g) const;
   // Emits a loop over this thread's elements of the row; `per_element`
-  // appends the code for one element given the known values.
+  // appends the code for one element given the known values. With
+  // `reads_held`, the held values are known from the registers that keep them.
   absl::Status EmitElementLoop(const std::vector<NodeId>& inputs,
                                const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&,
                                                                 std::string&, absl::string_view)>& per_element,
-                               const std::vector<NodeId>& vector_outputs);
-  absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs);
+                               const std::vector<NodeId>& vector_outputs, bool reads_held);
+  absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs, bool last);
   absl::Status EmitRowNodes();
   std::string UnitReduce(absl::string_view op, absl::string_view value) const;
   std::string UnitOnline(absl::string_view value) const;
@@ -52,7 +74,10 @@ class RowEmitter {
   Dims full_shape_;
   Unit unit_ = Unit::kBlock;
   int vec_ = 1;
+  // Rows are a multiple of kV long, so every vector lies inside its row.
+  bool aligned_ = true;
   int slots_ = 0;
+  std::vector<NodeId> held_values_;
   std::string body_;
   absl::flat_hash_map<NodeId, std::string> row_known_;  // reductions and per-row values
   std::unique_ptr<ElementProgram> program_;
@@ -63,6 +88,46 @@ std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) const {
   const std::string index = IsFull(consumer) ? BroadcastIndex(node.shape, full_shape_, "i")
                                              : BroadcastIndex(node.shape, graph_.node(consumer).shape, "row");
   return OperandAt(node, signature_.InputName(operand), index);
+}
+
+absl::flat_hash_set<NodeId> RowEmitter::ConeOf(const std::vector<NodeId>& roots) const {
+  absl::flat_hash_set<NodeId> cone;
+  std::vector<NodeId> stack = roots;
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    if (!IsFull(n) || OpFamilyOf(graph_.node(n).op) == OpFamily::kReduce) continue;
+    if (std::find(kernel_.nodes.begin(), kernel_.nodes.end(), n) == kernel_.nodes.end()) continue;
+    if (!cone.insert(n).second) continue;
+    for (NodeId p : graph_.node(n).operands) stack.push_back(p);
+  }
+  return cone;
+}
+
+std::vector<NodeId> RowEmitter::ChooseHeldValues(const std::vector<NodeId>& full_outputs) const {
+  // What EmitStage computes per element: a sum paired with its max in the
+  // online recurrence sees only the max's operand.
+  std::vector<NodeId> operands;
+  for (NodeId r : row_.stages.back()) {
+    const bool online_sum = std::any_of(row_.online_pairs.begin(), row_.online_pairs.end(),
+                                        [r](const std::pair<NodeId, NodeId>& pair) { return pair.second == r; });
+    if (!online_sum) operands.push_back(graph_.node(r).operands[0]);
+  }
+  const absl::flat_hash_set<NodeId> last_pass = ConeOf(operands);
+  const absl::flat_hash_set<NodeId> output_pass = ConeOf(full_outputs);
+  std::vector<NodeId> held;
+  for (NodeId n : kernel_.nodes) {
+    if (last_pass.contains(n) && output_pass.contains(n) && CostlyToRecompute(graph_.node(n).op)) held.push_back(n);
+  }
+  if (static_cast<int64_t>(held.size()) * slots_ * vec_ > kHeldValueBudget) return {};
+  return held;
+}
+
+std::string RowEmitter::LoadAt(NodeId input, absl::string_view g) const {
+  const std::string name = signature_.InputName(input);
+  const std::string type = StorageType(graph_.node(input).dtype);
+  return aligned_ ? absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + ", g, ")")
+                  : absl::StrCat("kiln_load_span<", type, ", kV>(", name, ", ", g, ", seg_begin, seg_end)");
 }
 
 std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value) const {
@@ -91,62 +156,72 @@ absl::Status RowEmitter::EmitElementLoop(
     const std::vector<NodeId>& inputs,
     const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&, std::string&,
                                      absl::string_view)>& per_element,
-    const std::vector<NodeId>& vector_outputs) {
+    const std::vector<NodeId>& vector_outputs, bool reads_held) {
   auto element_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
     for (NodeId output : vector_outputs) {
       absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
                       signature_.OutputName(output), ";\n");
     }
     absl::StrAppend(&body_, "#pragma unroll\n", indent, "for (int j = 0; j < kV; ++j) {\n", indent,
-                    "  const long long i = row_base + col + j;\n", indent, "  (void)i;\n");
+                    "  const long long i = g + j;\n", indent, "  (void)i;\n");
+    std::string inner = absl::StrCat(indent, "  ");
+    if (!aligned_) {
+      absl::StrAppend(&body_, inner, "if (i >= seg_begin && i < seg_end) {\n");
+      absl::StrAppend(&inner, "  ");
+    }
     absl::flat_hash_map<NodeId, std::string> known = row_known_;
     for (NodeId input : inputs) {
       known[input] = LoadConversion(graph_.node(input).dtype,
                                     absl::StrCat("h_", signature_.InputName(input), held_suffix, ".v[j]"));
     }
-    const std::string inner = absl::StrCat(indent, "  ");
+    if (reads_held) {
+      for (NodeId n : held_values_) known[n] = absl::StrCat("held", n, held_suffix, "[j]");
+    }
     if (absl::Status s = per_element(known, body_, inner); !s.ok()) return s;
+    if (!aligned_) absl::StrAppend(&body_, indent, "  }\n");
     absl::StrAppend(&body_, indent, "}\n");
     for (NodeId output : vector_outputs) {
       const std::string name = signature_.OutputName(output);
-      absl::StrAppend(&body_, indent, "kiln_store_vec<", StorageType(graph_.node(output).dtype), ", kV>(",
-                      name, " + row_base + col, y_", name, ");\n");
+      const std::string type = StorageType(graph_.node(output).dtype);
+      absl::StrAppend(&body_, indent,
+                      aligned_ ? absl::StrCat("kiln_store_vec<", type, ", kV>(", name, " + g, y_", name, ");\n")
+                               : absl::StrCat("kiln_store_span<", type, ", kV>(", name,
+                                              ", g, seg_begin, seg_end, y_", name, ");\n"));
     }
     return absl::OkStatus();
   };
 
   if (Persistent()) {
     absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n",
-                    "    const long long col = col_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                    "    if (col < col_end) {\n");
+                    "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
+                    "    if (g < seg_end) {\n");
     if (absl::Status s = element_block("[s]", "      "); !s.ok()) return s;
     absl::StrAppend(&body_, "    }\n  }\n");
     return absl::OkStatus();
   }
   // Looped: loads of kLoopUnroll tiles are issued before any is used.
-  absl::StrAppend(&body_, "  for (long long col0 = col_begin + lane * kV; col0 < col_end; col0 += kThreads * kV * ",
+  absl::StrAppend(&body_, "  for (long long g0 = vec_begin + lane * kV; g0 < seg_end; g0 += kThreads * kV * ",
                   kLoopUnroll, ") {\n");
   for (NodeId input : inputs) {
     absl::StrAppend(&body_, "    KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_",
                     signature_.InputName(input), "[", kLoopUnroll, "];\n");
   }
   absl::StrAppend(&body_, "#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
-                  "      const long long col = col0 + static_cast<long long>(u) * kThreads * kV;\n",
-                  "      if (col < col_end) {\n");
+                  "      const long long g = g0 + static_cast<long long>(u) * kThreads * kV;\n",
+                  "      if (g < seg_end) {\n");
   for (NodeId input : inputs) {
-    const std::string name = signature_.InputName(input);
-    absl::StrAppend(&body_, "        h_", name, "[u] = kiln_load_vec<", StorageType(graph_.node(input).dtype),
-                    ", kV>(", name, " + row_base + col);\n");
+    absl::StrAppend(&body_, "        h_", signature_.InputName(input), "[u] = ", LoadAt(input, "g"), ";\n");
   }
   absl::StrAppend(&body_, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
-                  "      const long long col = col0 + static_cast<long long>(u) * kThreads * kV;\n",
-                  "      if (col < col_end) {\n");
+                  "      const long long g = g0 + static_cast<long long>(u) * kThreads * kV;\n",
+                  "      if (g < seg_end) {\n");
   if (absl::Status s = element_block("[u]", "        "); !s.ok()) return s;
   absl::StrAppend(&body_, "      }\n    }\n  }\n");
   return absl::OkStatus();
 }
 
-absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs) {
+absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs,
+                                   bool last) {
   std::vector<std::pair<NodeId, NodeId>> online;  // (max, sum)
   std::vector<NodeId> plain;
   for (NodeId r : reductions) {
@@ -161,6 +236,10 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     absl::StrAppend(&body_, "  float acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::identity();\n");
   }
   for (const auto& [m, s] : online) absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n");
+  const bool keeps_held = last && !held_values_.empty();
+  if (keeps_held) {
+    for (NodeId n : held_values_) absl::StrAppend(&body_, "  float held", n, "[kSlots][kV];\n");
+  }
 
   auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
                          absl::string_view indent) -> absl::Status {
@@ -176,9 +255,12 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
       absl::StrAppend(&code, indent, "on", m, " = kiln_online_push(on", m, ", ",
                       known[graph_.node(m).operands[0]], ");\n");
     }
+    if (keeps_held) {
+      for (NodeId n : held_values_) absl::StrAppend(&code, indent, "held", n, "[s][j] = ", known[n], ";\n");
+    }
     return absl::OkStatus();
   };
-  if (absl::Status s = EmitElementLoop(inputs, per_element, {}); !s.ok()) return s;
+  if (absl::Status s = EmitElementLoop(inputs, per_element, {}, false); !s.ok()) return s;
 
   for (NodeId r : plain) {
     const std::string reduced = UnitReduce(ReduceCodeOf(graph_.node(r).op).combiner, absl::StrCat("acc", r));
@@ -233,12 +315,17 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     for (NodeId input : pass) narrowest = std::min(narrowest, DTypeSize(graph_.node(input).dtype));
   }
   for (NodeId out : full_outputs) narrowest = std::min(narrowest, DTypeSize(graph_.node(out).dtype));
-  vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
   const int64_t cols = row_.row_length;
-  int64_t chunk = CeilDiv(cols, row_.cluster_blocks);
-  while (vec_ > 1 && (cols % vec_ != 0 || (row_.cluster_blocks > 1 && chunk % vec_ != 0))) vec_ /= 2;
+  // 16-byte vectors of the narrowest type, no wider than the row.
+  vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
+  while (vec_ > 1 && vec_ > cols) vec_ /= 2;
+  aligned_ = cols % vec_ == 0;
+  // Cluster blocks split the row on vector boundaries.
+  const int64_t chunk = AlignUp(CeilDiv(cols, row_.cluster_blocks), vec_);
   const int threads = unit_ == Unit::kWarp ? 32 : row_.threads;
-  slots_ = static_cast<int>(CeilDiv(chunk, int64_t{threads} * vec_));
+  // An unaligned segment may start up to kV - 1 elements into its first vector.
+  slots_ = static_cast<int>(CeilDiv(chunk + (aligned_ ? 0 : vec_ - 1), int64_t{threads} * vec_));
+  if (Persistent() && !full_outputs.empty() && !row_.stages.empty()) held_values_ = ChooseHeldValues(full_outputs);
   const int block = unit_ == Unit::kWarp ? 32 * kWarpRowsPerBlock : threads;
 
   absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block, ") ");
@@ -269,22 +356,29 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
                       "  __shared__ float kiln_scratch[66];\n  __shared__ float kiln_slots[2];\n");
       break;
   }
-  absl::StrAppend(&body_, "  const long long row_base = row * kCols;\n  (void)kRows;\n");
+  absl::StrAppend(&body_, "  const long long row_base = row * kCols;\n  (void)kRows;\n",
+                  "  const long long seg_begin = row_base + col_begin;\n",
+                  "  const long long seg_end = row_base + col_end;\n");
+  // Vectors start on multiples of kV elements: on 16-byte boundaries however
+  // long the rows are, those that straddle the segment's ends going element
+  // by element.
+  absl::StrAppend(&body_, aligned_ ? "  const long long vec_begin = seg_begin;\n"
+                                   : "  const long long vec_begin = seg_begin & ~static_cast<long long>(kV - 1);\n");
 
   if (Persistent()) {
     for (NodeId input : row_.pass_inputs.front()) {
       const std::string name = signature_.InputName(input);
-      const std::string type = StorageType(graph_.node(input).dtype);
-      absl::StrAppend(&body_, "  KilnVec<", type, ", kV> h_", name, "[kSlots];\n#pragma unroll\n",
-                      "  for (int s = 0; s < kSlots; ++s) {\n",
-                      "    const long long col = col_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                      "    if (col < col_end) h_", name, "[s] = kiln_load_vec<", type, ", kV>(", name,
-                      " + row_base + col);\n  }\n");
+      absl::StrAppend(&body_, "  KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
+                      "[kSlots];\n#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
+                      "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
+                      "    if (g < seg_end) h_", name, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
     }
   }
   for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs[stage];
-    if (absl::Status s = EmitStage(row_.stages[stage], inputs); !s.ok()) return s;
+    if (absl::Status s = EmitStage(row_.stages[stage], inputs, stage + 1 == row_.stages.size()); !s.ok()) {
+      return s;
+    }
   }
   if (!full_outputs.empty()) {
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs.back();
@@ -297,7 +391,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       }
       return absl::OkStatus();
     };
-    if (absl::Status s = EmitElementLoop(inputs, per_element, full_outputs); !s.ok()) return s;
+    if (absl::Status s = EmitElementLoop(inputs, per_element, full_outputs, Persistent()); !s.ok()) return s;
   }
   if (!row_outputs.empty()) {
     if (absl::Status s = program_->Emit(row_outputs, row_known_, body_, "  "); !s.ok()) return s;

@@ -32,8 +32,23 @@ __device__ __forceinline__ float kiln_round_bf16(float v) { return kiln_bf16_to_
 __device__ __forceinline__ float kiln_round_f16(float v) { return kiln_f16_to_f32(kiln_f32_to_f16(v)); }
 
 // ---- elementwise ops whose NaN behaviour must match the reference ----
+// sm_80's max.NaN / min.NaN return the canonical NaN when either input is
+// one: the reference's rule in one instruction instead of two tests and a select.
+#if __CUDA_ARCH__ >= 800
+__device__ __forceinline__ float kiln_max(float a, float b) {
+  float r;
+  asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+__device__ __forceinline__ float kiln_min(float a, float b) {
+  float r;
+  asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+  return r;
+}
+#else
 __device__ __forceinline__ float kiln_max(float a, float b) { return (a != a || b != b) ? KILN_NAN : fmaxf(a, b); }
 __device__ __forceinline__ float kiln_min(float a, float b) { return (a != a || b != b) ? KILN_NAN : fminf(a, b); }
+#endif
 __device__ __forceinline__ float kiln_relu(float a) { return a > 0.0f ? a : (a != a ? a : 0.0f); }
 __device__ __forceinline__ float kiln_tanh_approx(float a) {
   float t;
@@ -70,6 +85,33 @@ __device__ __forceinline__ KilnVec<T, N> kiln_load_vec(const T* __restrict__ p) 
 template <typename T, int N>
 __device__ __forceinline__ void kiln_store_vec(T* __restrict__ p, const KilnVec<T, N>& value) {
   *reinterpret_cast<KilnVec<T, N>*>(p) = value;
+}
+// The aligned vector of N elements at p[g..g+N) that may straddle the ends
+// of [begin, end): whole when it lies inside, else element by element, the
+// elements outside neither read nor written. Rows whose length is not a
+// multiple of N are read and written this way.
+template <typename T, int N>
+__device__ __forceinline__ KilnVec<T, N> kiln_load_span(const T* __restrict__ p, long long g, long long begin,
+                                                        long long end) {
+  if (g >= begin && g + N <= end) return kiln_load_vec<T, N>(p + g);
+  KilnVec<T, N> value = {};
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    if (g + j >= begin && g + j < end) value.v[j] = p[g + j];
+  }
+  return value;
+}
+template <typename T, int N>
+__device__ __forceinline__ void kiln_store_span(T* __restrict__ p, long long g, long long begin, long long end,
+                                                const KilnVec<T, N>& value) {
+  if (g >= begin && g + N <= end) {
+    kiln_store_vec<T, N>(p + g, value);
+    return;
+  }
+#pragma unroll
+  for (int j = 0; j < N; ++j) {
+    if (g + j >= begin && g + j < end) p[g + j] = value.v[j];
+  }
 }
 
 // ---- reductions: a combine rule and its identity ----

@@ -69,6 +69,38 @@ TEST_F(ExecutableGpuTest, LoopedSoftmaxWithOnlineRecurrenceMatches) {
   EXPECT_EQ(CheckGraph(*SoftmaxNaive(DType::kF32, 16, 1 << 19), cache, 7), "");
 }
 
+// Rows whose length is no multiple of the vector width start anywhere within
+// a 16-byte vector: each strategy reads and writes them by aligned vectors,
+// the ones that straddle a row's ends element by element.
+Graph LayerNorm(DType dtype, int64_t rows, int64_t cols) {
+  GraphBuilder b;
+  Value x = Cast(b.Input("x", dtype, {rows, cols}), DType::kF32);
+  Value w = b.Input("w", DType::kF32, {cols});
+  Value d = x - ReduceMean(x, {1}, true);
+  Value y = d * Rsqrt(ReduceMean(d * d, {1}, true) + b.Constant(1e-5, DType::kF32)) * w;
+  return *b.Build({Cast(y, dtype).Named("y")});
+}
+
+TEST_F(ExecutableGpuTest, OddRowLengthsMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  std::vector<std::pair<std::string, Graph>> graphs = {
+      {"softmax warp bf16", *SoftmaxNaive(DType::kBF16, 37, 1001)},
+      {"softmax warp f16, shorter than a vector", *SoftmaxNaive(DType::kF16, 19, 5)},
+      {"softmax block bf16", *SoftmaxNaive(DType::kBF16, 67, 4093)},
+      {"softmax block f32", *SoftmaxNaive(DType::kF32, 41, 4099)},
+      {"softmax cluster bf16", *SoftmaxNaive(DType::kBF16, 9, 50257)},
+      {"softmax looped f16", *SoftmaxNaive(DType::kF16, 3, 300007)},
+      {"row_sum cluster-looped f16", *RowSum(DType::kF16, 5, 1000003)},
+      {"row_sum block bf16", *RowSum(DType::kBF16, 300, 7777)},
+      {"layernorm warp bf16", LayerNorm(DType::kBF16, 129, 771)},
+      {"layernorm block bf16", LayerNorm(DType::kBF16, 33, 12289)},
+      {"layernorm cluster f16", LayerNorm(DType::kF16, 5, 70001)},
+  };
+  for (const auto& [name, graph] : graphs) {
+    EXPECT_EQ(CheckGraph(graph, cache, 11), "") << name;
+  }
+}
+
 TEST_F(ExecutableGpuTest, MatmulOnEveryPathMatchesTheReference) {
   KernelCache cache({.use_disk = false});
   std::vector<std::pair<std::string, Graph>> graphs = {
