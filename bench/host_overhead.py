@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Host cost per Run against device time, for plans where the host is the bottleneck: a one-kernel
-and a five-kernel small graph (the second replays as a CUDA graph), and a 1000x1000 f32 softmax
+and a five-kernel small graph (both replay as CUDA graphs), and a 1000x1000 f32 softmax
 against torch.softmax.
 
     python3 bench/host_overhead.py --kiln ".gpu/run kiln" --out DIR [--iters 200]

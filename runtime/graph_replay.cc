@@ -7,11 +7,7 @@
 
 namespace kiln {
 
-GraphReplay::GraphReplay(bool enabled, std::string off_reason) : enabled_(enabled) {
-  if (!enabled_) {
-    stats_.off_reason = std::move(off_reason);
-    return;
-  }
+GraphReplay::GraphReplay() {
   absl::StatusOr<const CudaDriver*> driver = CudaDriver::Get();
   if (!driver.ok() || !(*driver)->HasGraphs()) {
     enabled_ = false;

@@ -8,7 +8,7 @@
 // of their own, up to kMaxGraphs of them, after which the least recently used
 // one is updated in place (cuGraphExecUpdate) or, failing that, replaced.
 //
-//   GraphReplay graphs(/*enabled=*/plan.kernels.size() >= 2);
+//   GraphReplay graphs;
 //   graphs.Run(addresses, stream, [&](CUstream s) { return LaunchAll(s); });
 //
 // If capturing fails (a driver without graphs, a launch that cannot be
@@ -47,8 +47,8 @@ class GraphReplay {
   // Graphs kept instantiated at once; the addresses seen, at most twice this.
   static constexpr size_t kMaxGraphs = 8;
 
-  // `enabled` false: every run is plain, with `off_reason` saying why.
-  GraphReplay(bool enabled, std::string off_reason);
+  // Off, with the reason in stats(), where the driver has no graph API.
+  GraphReplay();
   GraphReplay(const GraphReplay&) = delete;
   GraphReplay& operator=(const GraphReplay&) = delete;
   ~GraphReplay();
@@ -73,7 +73,7 @@ class GraphReplay {
   void TurnOff(const absl::Status& why);
 
   const CudaDriver* driver_ = nullptr;
-  bool enabled_;
+  bool enabled_ = true;
   std::list<Entry> entries_;  // most recently used first
   std::optional<Stream> capture_stream_;
   GraphReplayStats stats_;

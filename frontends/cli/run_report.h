@@ -11,7 +11,7 @@
 //   total              1 kernel                          132.0    4067    96.3%       96.3%
 //   check: max relative error 1.1e-07 (tolerance 1e-05): PASS
 //   compile 41.5 ms (1 compiled, 0 from disk cache); first result after 270.3 ms; host 3.10 us per Run
-//   (kernel by kernel: a one-kernel plan launches plainly)
+//   (CUDA graph replay)
 #ifndef KILN_FRONTENDS_CLI_RUN_REPORT_H_
 #define KILN_FRONTENDS_CLI_RUN_REPORT_H_
 
@@ -58,7 +58,7 @@ struct RunResult {
   double first_result_ms = 0;
   double host_us_per_run = 0;
   // How those runs launched the plan: "CUDA graph replay", or "kernel by
-  // kernel" with the reason ("kernel by kernel: a one-kernel plan launches plainly").
+  // kernel" with the reason ("kernel by kernel: the CUDA driver has no graph API").
   std::string run_launch;
   CacheStats cache;
 };

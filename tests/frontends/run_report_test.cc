@@ -31,7 +31,7 @@ RunResult Example() {
   r.compile_ms = 41.54;
   r.first_result_ms = 270.31;
   r.host_us_per_run = 3.104;
-  r.run_launch = "kernel by kernel: a one-kernel plan launches plainly";
+  r.run_launch = "kernel by kernel: the CUDA driver has no graph API";
   r.cache = {.memory_hits = 0, .disk_hits = 1, .compiles = 0};
   return r;
 }
@@ -44,7 +44,7 @@ TEST(RunReportTest, Table) {
             "total              1 kernel                                          132.5       4052    96.5%       96.0%\n"
             "check: max relative error 1.25e-07 (tolerance 1e-05): PASS\n"
             "compile 41.5 ms (0 compiled, 1 from disk cache); first result after 270.3 ms; host 3.10 us per Run "
-            "(kernel by kernel: a one-kernel plan launches plainly)\n");
+            "(kernel by kernel: the CUDA driver has no graph API)\n");
 }
 
 TEST(RunReportTest, TableWithoutCheckAndFailingCheck) {
@@ -91,7 +91,7 @@ TEST(RunReportTest, JsonEscapesStringsAndNullsNonFiniteNumbers) {
             "  \"compile_ms\": 41.5,\n"
             "  \"first_result_ms\": 270.3,\n"
             "  \"host_us_per_run\": 3.10,\n"
-            "  \"run_launch\": \"kernel by kernel: a one-kernel plan launches plainly\",\n"
+            "  \"run_launch\": \"kernel by kernel: the CUDA driver has no graph API\",\n"
             "  \"cache\": {\"compiles\": 0, \"disk_hits\": 1, \"memory_hits\": 0}\n"
             "}\n");
   r.check.max_error = INFINITY;

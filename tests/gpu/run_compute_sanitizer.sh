@@ -13,6 +13,10 @@
 # and KILN_SANITIZE_FILTER (runtime_test's gtest filter, default *Gpu*) pick a
 # smaller representative set, e.g. KILN_SANITIZE_SUITES=runtime
 # KILN_SANITIZE_FILTER='MatmulGpuTest.Transposed*' for the matmul kernels.
+# The default filter leaves out the tests that provoke CUDA errors on purpose
+# (the tools count those as errors) and the NVTX test (the tools take NVTX's
+# injection point, so the test's own collector sees no ranges).
+# KILN_SANITIZE_TIMEOUT_S bounds each tool's run of each suite.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -26,7 +30,7 @@ for binary in runtime_test gpu_test; do
 done
 mkdir -p "$logs"
 declare -A suites=(
-  [runtime]="$build/tests/runtime_test --gtest_filter=${KILN_SANITIZE_FILTER:-*Gpu*}"
+  [runtime]="$build/tests/runtime_test --gtest_filter=${KILN_SANITIZE_FILTER:-*Gpu*:-LoadedKernelGpuTest.LaunchErrorNamesTheKernel:LoadedKernelGpuTest.UnknownFunctionNameIsReported:NvtxRangesGpuTest.*}"
   [gpu]="$build/tests/gpu_test"
 )
 declare -A options=(
@@ -40,7 +44,7 @@ for tool in memcheck racecheck synccheck; do
     log="$logs/$tool-$suite.log"
     start=$(date +%s)
     # shellcheck disable=SC2086
-    "$sanitizer" --tool "$tool" ${options[$tool]} --error-exitcode 99 ${suites[$suite]} >"$log" 2>&1
+    timeout "${KILN_SANITIZE_TIMEOUT_S:-0}" "$sanitizer" --tool "$tool" ${options[$tool]} --error-exitcode 99 ${suites[$suite]} >"$log" 2>&1
     rc=$?
     summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
     tests=$(grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$log" | tr '\n' ' ')
