@@ -150,8 +150,11 @@ def run_kiln(args, x_path: pathlib.Path, out_dir: pathlib.Path, unfused: bool) -
     if result.returncode != 0:
         return {"error": (result.stderr or result.stdout).strip()}
     report = json.loads(result.stdout[result.stdout.index("{"):])
+    per_kernel = [{"name": k["name"], "kind": k["kind"], "strategy": k["strategy"], "bytes": k["bytes"],
+                   "us": k["us"], "roofline_us": k["roofline_us"]} for k in report["kernels"]]
     return {"kernels": len(report["kernels"]), "bytes": report["total"]["bytes"], "us": report["total"]["us"],
-            "compile_ms": report["compile_ms"], "gpu": report["gpu"]}
+            "roofline_us": report["total"]["roofline_us"], "compile_ms": report["compile_ms"], "gpu": report["gpu"],
+            "per_kernel": per_kernel}
 
 
 def main(argv=None) -> int:
@@ -200,6 +203,15 @@ def main(argv=None) -> int:
             continue
         nbytes = f"{r['bytes']:,}" if r.get("bytes") else "not measured"
         lines.append(f"| {r['label']} | {r['kernels']} | {nbytes} | {r['us']:.1f} | {r.get('rel_l2_vs_eager', float('nan')):.2e} |")
+    fused = next((r for r in rows if r["label"] == "kiln fused" and "per_kernel" in r), None)
+    if fused:
+        # Where kiln's time goes: each kernel against its roofline (bytes / copy rate, or FLOPs / the
+        # matmul rate), so the kernels that miss theirs stand out.
+        lines += ["", f"kiln fused, kernel by kernel (roofline of the plan {fused['roofline_us']:.1f} us):", "",
+                  "| kernel | strategy | bytes | time (us) | roofline (us) | of roofline |", "|---|---|---:|---:|---:|---:|"]
+        for k in fused["per_kernel"]:
+            lines.append(f"| {k['name']} | {k['strategy']} | {k['bytes']:,} | {k['us']:.1f} | {k['roofline_us']:.1f} | "
+                         f"{k['roofline_us'] / k['us']:.0%} |")
     (args.out / "gpt2_block.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0
