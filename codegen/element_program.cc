@@ -34,10 +34,10 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
       return absl::InternalError(absl::StrCat(NodeLabel(node), " must be known before element code uses it"));
     }
     std::vector<std::string> operands;
-    std::vector<DType> dtypes;
+    std::vector<const Node*> operand_nodes;
     for (NodeId p : node.operands) {
       const Node& operand = graph_.node(p);
-      dtypes.push_back(operand.dtype);
+      operand_nodes.push_back(&operand);
       if (IsScalarConstant(operand)) {
         operands.push_back(Literal(operand.dtype, operand.value));
       } else if (auto it = known.find(p); it != known.end()) {
@@ -51,7 +51,7 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
         operands.push_back(var);
       }
     }
-    absl::StatusOr<std::string> expr = ElementwiseExpr(node, operands, dtypes);
+    absl::StatusOr<std::string> expr = ElementwiseExpr(node, operands, operand_nodes);
     if (!expr.ok()) return expr.status();
     const std::string var = absl::StrCat("v", n);
     absl::StrAppend(&code, indent, "const ", ValueType(node.dtype), " ", var, " = ", *expr, ";\n");

@@ -15,9 +15,10 @@
 
 namespace kiln {
 
-// `operand_dtypes` are the operands' dtypes (the result dtype is node.dtype).
+// `operand_nodes` are the operands themselves (their dtypes; scalar constants
+// may pick a cheaper exact form, as pow(x, 3) = x * x * x).
 absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<std::string>& operands,
-                                            const std::vector<DType>& operand_dtypes);
+                                            const std::vector<const Node*>& operand_nodes);
 
 // The element offset into an operand of shape `operand` read at linear index
 // `index` of a tensor of shape `result` (NumPy broadcasting).
