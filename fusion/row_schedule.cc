@@ -17,6 +17,8 @@ namespace {
 
 constexpr int64_t kWarpRowLimit = 32 * DeviceLimits::kValuesPerThread;  // 1024 values
 constexpr int kTargetValuesPerThread = 16;
+// Threads of each block of a cluster that holds a row at two blocks an SM.
+constexpr int kClusterThreads = 512;
 
 int PowerOfTwoAtLeast(int64_t v) { return static_cast<int>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(v, 1)))); }
 
@@ -172,6 +174,18 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
     return;
   }
   const int64_t cluster_budget = block_budget * limits_.max_cluster_blocks;
+  // Blocks of a cluster that hold half a block's budget fit two to an SM, so
+  // one block's loads overlap the other's reductions and cluster barriers.
+  if (limits_.supports_clusters && held_bytes <= cluster_budget / 2) {
+    s.strategy = RowStrategy::kClusterPersistent;
+    s.cluster_blocks = std::max(PowerOfTwoAtLeast(CeilDiv(held_bytes, block_budget / 2)), 2);
+    s.threads = kClusterThreads;
+    s.values_per_thread = static_cast<int>(CeilDiv(length, int64_t{s.threads} * s.cluster_blocks));
+    s.reason = absl::StrCat(held, " exceeds one block's on-chip budget of ", Bytes(block_budget),
+                            "; split over a cluster of ", s.cluster_blocks,
+                            " blocks that holds it in registers, two blocks an SM");
+    return;
+  }
   if (limits_.supports_clusters && held_bytes <= cluster_budget) {
     s.strategy = RowStrategy::kClusterPersistent;
     // The smallest cluster that holds the row: on the H200 softmax [512, 131072]

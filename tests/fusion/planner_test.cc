@@ -100,11 +100,11 @@ TEST(PlannerTest, SoftmaxAtEveryBenchmarkShapeIsOneKernelReadingTheRowOnce) {
 TEST(PlannerTest, LongSoftmaxSplitsOverAClusterAndSaysWhy) {
   const Graph graph = *SoftmaxNaive(DType::kF32, 512, 131072);
   const Kernel k = PlanFusion(graph, DeviceLimits{})->kernels[0];
-  EXPECT_EQ(k.row().cluster_blocks, 4);
+  EXPECT_EQ(k.row().cluster_blocks, 8);
   EXPECT_EQ(int64_t{k.row().threads} * k.row().cluster_blocks * k.row().values_per_thread, 131072);
   EXPECT_EQ(k.row().reason,
             "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; split over a "
-            "cluster of 4 blocks that holds it in registers");
+            "cluster of 8 blocks that holds it in registers, two blocks an SM");
 }
 
 TEST(PlannerTest, LongSoftmaxWithoutClustersLoopsTwiceWithTheOnlineRecurrence) {

@@ -16,7 +16,8 @@
 # The default filter leaves out the tests that provoke CUDA errors on purpose
 # (the tools count those as errors) and the NVTX test (the tools take NVTX's
 # injection point, so the test's own collector sees no ranges).
-# KILN_SANITIZE_TIMEOUT_S bounds each tool's run of each suite.
+# KILN_SANITIZE_TIMEOUT_S bounds each tool's run of each suite;
+# KILN_SANITIZE_TOOLS (default "memcheck racecheck synccheck") picks the tools.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -39,7 +40,7 @@ declare -A options=(
   [synccheck]=""
 )
 status=0
-for tool in memcheck racecheck synccheck; do
+for tool in ${KILN_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
   for suite in ${KILN_SANITIZE_SUITES:-runtime gpu}; do
     log="$logs/$tool-$suite.log"
     start=$(date +%s)
