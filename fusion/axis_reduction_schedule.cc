@@ -65,26 +65,31 @@ int ChooseSplit(const AxisReductionSchedule& s, int64_t slots, int64_t rows_per_
   return static_cast<int>(best);
 }
 
-// Picks the block's lanes: column vectors across the tile, row lanes, outer
-// indices; and the tiles that cover [outer, inner].
-void ChooseLanes(AxisReductionSchedule& s) {
+// Picks the block's lanes (column vectors across the tile, row lanes, outer
+// indices) and the tiles that cover [outer, inner]. Row lanes cost a tree in
+// shared memory; a block has them only when the columns alone cannot keep
+// every SM busy.
+void ChooseLanes(AxisReductionSchedule& s, int64_t element_bytes, const DeviceLimits& limits) {
   const int64_t vectors = s.inner / s.vector;  // column vectors per outer index
+  // A thread per column vector fills every SM to its 2048 resident threads.
+  const bool columns_fill = s.outer * vectors >= int64_t{std::max(limits.sm_count, 1)} * 2048;
   if (vectors <= kWideColumnLanes) {
-    // One tile spans all of inner, so consecutive threads read consecutive
-    // memory across columns, rows and, when rows are few, outer indices.
+    // One tile spans all of inner. With row lanes, consecutive threads read
+    // consecutive memory across columns, rows and (when rows are few) outer
+    // indices; without, a thread walks its rows, which then must cover whole
+    // 32-byte sectors to keep every byte fetched useful.
     s.column_lanes = static_cast<int>(vectors);
-    s.row_lanes = static_cast<int>(std::min<int64_t>(s.reduced, kBlockThreads / vectors));
+    const bool walk_rows = columns_fill && s.inner * element_bytes >= 32;
+    s.row_lanes = walk_rows ? 1 : static_cast<int>(std::min<int64_t>(s.reduced, kBlockThreads / vectors));
     s.outer_lanes = static_cast<int>(std::clamp<int64_t>(kBlockThreads / (vectors * s.row_lanes), 1, s.outer));
     s.tiles_per_outer = 1;
-  } else if (s.reduced <= 2 * s.unroll) {
-    // Few rows: a thread loads all of them, in flight together, and the
-    // block's threads spread over more columns instead.
-    s.row_lanes = 1;
-    s.tiles_per_outer = CeilDiv(vectors, kBlockThreads);
-    s.column_lanes = static_cast<int>(CeilDiv(vectors, s.tiles_per_outer));
   } else {
-    s.row_lanes = kWideRowLanes;
-    s.tiles_per_outer = CeilDiv(vectors, kWideColumnLanes);
+    // Few rows, or columns enough: a thread walks all its column's rows (at
+    // most 2 batches of loads when rows are few) and the block's threads
+    // spread over more columns instead.
+    s.row_lanes = s.reduced <= 2 * s.unroll || columns_fill ? 1 : kWideRowLanes;
+    const int64_t lanes = s.row_lanes == 1 ? kBlockThreads : kWideColumnLanes;
+    s.tiles_per_outer = CeilDiv(vectors, lanes);
     s.column_lanes = static_cast<int>(CeilDiv(vectors, s.tiles_per_outer));
   }
   s.threads = s.column_lanes * s.row_lanes * s.outer_lanes;
@@ -123,8 +128,8 @@ std::string Reason(const AxisReductionSchedule& s, const Node& operand, const st
   } else if (s.tiles >= slots) {
     absl::StrAppend(&out, "; ", Count(s.tiles, "tile"), " fill ", fill);
   } else {
-    absl::StrAppend(&out, "; ", Count(s.tiles, "tile"), " on ", fill, ", a block each: ",
-                    Count(CeilDiv(s.reduced, s.row_lanes), "row"), " per lane are too few to split");
+    absl::StrAppend(&out, "; ", Count(s.tiles, "tile"), " on ", fill, ", a block each (",
+                    Count(CeilDiv(s.reduced, s.row_lanes), "row"), " per lane, too few to split)");
   }
   return out;
 }
@@ -168,7 +173,7 @@ AxisReductionSchedule ScheduleAxisReduction(const Graph& graph, NodeId reduce, c
   const int64_t element_bytes = DTypeSize(operand.dtype);
   s.vector = VectorWidth(s.inner, element_bytes);
   s.unroll = static_cast<int>(std::clamp<int64_t>(kBytesInFlight / (s.vector * element_bytes), kMinUnroll, kMaxUnroll));
-  ChooseLanes(s);
+  ChooseLanes(s, element_bytes, limits);
   s.blocks_per_sm = std::clamp(kResidentThreadsPerSm / s.threads, 1, kMaxBlocksPerSm);
   const int64_t slots = int64_t{std::max(limits.sm_count, 1)} * s.blocks_per_sm;
   const int64_t rows_per_lane = CeilDiv(s.reduced, s.row_lanes);
