@@ -136,8 +136,8 @@ void AxisReductionEmitter::EmitSplitCombine() {
       "_partials[(block * kOuterLanes + outer_lane) * kColumnLanes + column_lane] = acc;\n",
       "    if (!kiln_split_arrive(&", prefix_, "_arrivals[tile], kSplit, &kiln_last)) continue;\n",
       Identity("    "), "    for (int s = row_lane; s < kSplit; s += kRowLanes) {\n",
-      "      const float* partial = ", slot, ".v;\n", "#pragma unroll\n", "      for (int j = 0; j < kV; ++j) acc.v[j] = ",
-      op_, "::combine(acc.v[j], kiln_load_cg(partial + j));\n", "    }\n", "    acc = kiln_lanes_reduce<", op_,
+      "      const float* partial = ", slot, ".v;\n", "#pragma unroll\n",
+      "      for (int j = 0; j < kV; ++j) acc.v[j] = ", op_, "::combine(acc.v[j], kiln_load_cg(partial + j));\n", "    }\n", "    acc = kiln_lanes_reduce<", op_,
       ", kV, kRowLanes, kColumnLanes>(acc, ", s_.row_lanes > 1 ? "kiln_slots" : "nullptr", ", row_lane);\n");
 }
 

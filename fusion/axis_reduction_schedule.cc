@@ -114,8 +114,8 @@ std::string Reason(const AxisReductionSchedule& s, const Node& operand, const st
   if (s.vector > 1) {
     absl::StrAppend(&out, "; ", s.vector * DTypeSize(operand.dtype), "-byte loads (", s.vector, " ", dtype, ")");
   } else {
-    absl::StrAppend(&out, "; scalar loads (", s.inner == 1 ? "one column" : absl::StrCat("an odd ", s.inner, " columns"),
-                    ")");
+    const std::string columns = s.inner == 1 ? "one column" : absl::StrCat("an odd ", s.inner, " columns");
+    absl::StrAppend(&out, "; scalar loads (", columns, ")");
   }
   absl::StrAppend(&out, "; tiles of ", Count(s.tile_columns(), "column"));
   if (s.outer_lanes > 1) absl::StrAppend(&out, " x ", s.outer_lanes, " outer indices");

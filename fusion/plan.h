@@ -162,9 +162,9 @@ struct AxisReductionSchedule {
     bool operator==(const Axis&) const = default;
   };
   int64_t outer = 1, reduced = 1, inner = 1;
-  // Slowest first. When the reduced axes are adjacent and no kept dim lies
-  // between them and the inner dims, each holds at most one axis (the shape
-  // collapses); otherwise indices are split over several (gathered rows).
+  // Slowest first. When the reduced dims (those over 1) are adjacent, each
+  // holds at most one axis: the shape collapses. Otherwise an index is split
+  // over several axes (gathered rows).
   std::vector<Axis> outer_axes, reduced_axes;
   int vector = 1;         // elements per load along inner: 16 bytes when inner allows
   int column_lanes = 1;   // threads across a tile's columns, `vector` columns each
