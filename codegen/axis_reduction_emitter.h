@@ -10,8 +10,10 @@
 //   absl::StatusOr<GeneratedKernel> k = EmitAxisReduction(graph, kernel, limits);
 //
 // The partials and arrival counters are module globals (`__device__`
-// arrays): every executable loads its own module, and its runs on one stream
-// are ordered, so no two launches share them at once.
+// arrays, zero when the module loads; the last block resets its counter): no
+// runtime scratch buffer is needed. Every executable loads its own module, so
+// only its own runs share them, and those are ordered like the runs that
+// share its workspace.
 #ifndef KILN_CODEGEN_AXIS_REDUCTION_EMITTER_H_
 #define KILN_CODEGEN_AXIS_REDUCTION_EMITTER_H_
 
