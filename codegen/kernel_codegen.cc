@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "codegen/attention_emitter.h"
+#include "codegen/axis_reduction_emitter.h"
 #include "codegen/device_library.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/layout_emitters.h"
@@ -101,7 +102,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
   switch (kernel.kind) {
     case KernelKind::kPointwise: return EmitPointwiseKernel(graph, kernel, limits);
     case KernelKind::kRowReduction: return EmitRowKernel(graph, kernel, limits);
-    case KernelKind::kReduction: return EmitStridedReduction(graph, kernel, limits);
+    case KernelKind::kReduction: return EmitAxisReduction(graph, kernel, limits);
     case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
     case KernelKind::kSlice: return EmitSlice(graph, kernel, limits);
     case KernelKind::kAttention: return EmitAttentionKernel(graph, kernel);

@@ -6,7 +6,6 @@
 #include "codegen/cuda_types.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
-#include "codegen/reduce_ops.h"
 #include "graph/int_math.h"
 
 namespace kiln {
@@ -53,43 +52,6 @@ GeneratedKernel EmitStridedCopy(const Graph& graph, const Kernel& kernel, int64_
 }
 
 }  // namespace
-
-absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const Kernel& kernel,
-                                                     const DeviceLimits& limits) {
-  const Node& node = graph.node(kernel.nodes.front());
-  const Node& operand = graph.node(node.operands[0]);
-  const std::vector<int64_t> in_strides = RowMajorStrides(operand.shape);
-  Dims kept, reduced;
-  std::vector<int64_t> kept_strides, reduced_strides;
-  for (size_t d = 0; d < operand.shape.size(); ++d) {
-    const bool is_reduced = std::binary_search(node.axes.begin(), node.axes.end(), static_cast<int64_t>(d));
-    (is_reduced ? reduced : kept).push_back(operand.shape[d]);
-    (is_reduced ? reduced_strides : kept_strides).push_back(in_strides[d]);
-  }
-  const int64_t outputs = NumElements(kept);
-  const int64_t count = NumElements(reduced);
-  KernelSignature signature(graph, kernel);
-  const ReduceCode code = ReduceCodeOf(node.op);
-  const absl::string_view op = code.combiner;
-  std::string body = absl::StrCat(
-      "extern \"C\" __global__ void __launch_bounds__(", kThreads, ") ", kernel.name, "(",
-      signature.ParameterList(), ") {\n",
-      "  for (long long o = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; o < ", outputs,
-      "LL; o += static_cast<long long>(gridDim.x) * blockDim.x) {\n",
-      "    const long long base = 0LL", OffsetTerms(kept, kept_strides, "o"), ";\n",
-      "    float acc = ", op, "::identity();\n",
-      "    for (long long r = 0; r < ", count, "LL; ++r) {\n",
-      "      acc = ", op, "::combine(acc, ",
-      LoadConversion(operand.dtype, absl::StrCat("in0[base", OffsetTerms(reduced, reduced_strides, "r"), "]")),
-      ");\n    }\n");
-  if (code.divides_by_count) absl::StrAppend(&body, "    acc /= static_cast<float>(", count, "LL);\n");
-  absl::StrAppend(&body, "    out0[o] = ", StoreConversion(node.dtype, "acc"), ";\n  }\n}\n");
-  GeneratedKernel generated;
-  signature.Fill(generated);
-  generated.body = std::move(body);
-  FinishLaunch(generated, outputs, limits);
-  return generated;
-}
 
 absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
                                               const DeviceLimits& limits) {

@@ -1,9 +1,7 @@
-// CUDA for the kernels that run alone: a reduction over non-trailing axes (a
-// thread per output element, walking the reduced axes), a transpose and a
-// slice (a thread per output element, reading through the permuted or
-// strided index).
+// CUDA for the layout kernels that run alone: a transpose and a slice (a
+// thread per output element, reading through the permuted or strided index).
 //
-//   absl::StatusOr<GeneratedKernel> k = EmitStridedReduction(graph, kernel, limits);
+//   absl::StatusOr<GeneratedKernel> k = EmitTranspose(graph, kernel, limits);
 #ifndef KILN_CODEGEN_LAYOUT_EMITTERS_H_
 #define KILN_CODEGEN_LAYOUT_EMITTERS_H_
 
@@ -14,8 +12,6 @@
 
 namespace kiln {
 
-absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const Kernel& kernel,
-                                                     const DeviceLimits& limits);
 absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
                                               const DeviceLimits& limits);
 absl::StatusOr<GeneratedKernel> EmitSlice(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits);

@@ -146,6 +146,43 @@ struct AttentionSchedule {
   std::string reason;
 };
 
+// How a reduction over leading or middle axes reads its operand
+// (fusion/axis_reduction_schedule.h). The operand is seen as [outer,
+// reduced, inner]: `inner` is the product of the kept dims after the last
+// reduced one (contiguous in memory), `reduced` of the reduced dims, `outer`
+// of the other kept dims. Each block owns a tile of inner columns of
+// `outer_lanes` outer indices, its threads split the tile's reduced rows, and
+// `split` blocks share a tile when the tiles alone cannot fill the GPU.
+struct AxisReductionSchedule {
+  // A group of adjacent operand dims walked as one index: its element count
+  // and the element distance between consecutive indices.
+  struct Axis {
+    int64_t extent = 1;
+    int64_t stride = 0;
+    bool operator==(const Axis&) const = default;
+  };
+  int64_t outer = 1, reduced = 1, inner = 1;
+  // Slowest first. When the reduced dims (those over 1) are adjacent, each
+  // holds at most one axis: the shape collapses. Otherwise an index is split
+  // over several axes (gathered rows).
+  std::vector<Axis> outer_axes, reduced_axes;
+  int vector = 1;         // elements per load along inner: 16 bytes when inner allows
+  int column_lanes = 1;   // threads across a tile's columns, `vector` columns each
+  int row_lanes = 1;      // threads across the reduced rows
+  int outer_lanes = 1;    // outer indices per tile (when one tile spans all of inner)
+  int threads = 1;        // column_lanes * row_lanes * outer_lanes
+  int unroll = 1;         // loads in flight per thread
+  int blocks_per_sm = 1;  // resident blocks the split assumes (the launch bound)
+  int64_t tiles_per_outer = 1;
+  int64_t tiles = 1;      // ceil(outer / outer_lanes) * tiles_per_outer
+  int split = 1;          // blocks sharing one tile's rows; the last to finish combines them
+  int64_t rows_per_split = 0;
+  int64_t blocks = 1;     // tiles * split; a launch caps its grid and blocks loop over the rest
+  std::string reason;
+  int64_t tile_columns() const { return int64_t{column_lanes} * vector; }
+  bool collapsed() const { return outer_axes.size() <= 1 && reduced_axes.size() <= 1; }
+};
+
 struct Traffic {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
@@ -161,9 +198,10 @@ struct Kernel {
   std::vector<NodeId> inputs;   // tensors read from memory (inputs, other kernels' outputs, views)
   std::vector<NodeId> outputs;  // nodes materialized by this kernel
   // The kind's own schedule: RowSchedule for kRowReduction, MatmulSchedule
-  // for kMatmul, AttentionSchedule for kAttention; none for the other kinds.
+  // for kMatmul, AttentionSchedule for kAttention, AxisReductionSchedule for
+  // kReduction; none for the other kinds.
   // The accessors check that the kernel has that one.
-  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule> schedule;
+  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule, AxisReductionSchedule> schedule;
   Traffic traffic;
   template <typename S>
   const S& Scheduled() const {
@@ -181,6 +219,7 @@ struct Kernel {
   MatmulSchedule& matmul() { return Scheduled<MatmulSchedule>(); }
   const AttentionSchedule& attention() const { return Scheduled<AttentionSchedule>(); }
   AttentionSchedule& attention() { return Scheduled<AttentionSchedule>(); }
+  const AxisReductionSchedule& axis_reduction() const { return Scheduled<AxisReductionSchedule>(); }
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
   std::string Reason() const;    // why this schedule; empty for kinds that have only one
 };

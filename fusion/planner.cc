@@ -8,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "fusion/attention_match.h"
 #include "fusion/attention_schedule.h"
+#include "fusion/axis_reduction_schedule.h"
 #include "fusion/dead_nodes.h"
 #include "fusion/grouping.h"
 #include "fusion/matmul_schedule.h"
@@ -83,7 +84,14 @@ std::string Kernel::Strategy() const {
       if (r.passes > 1) absl::StrAppend(&s, ", ", r.passes, " passes");
       return s;
     }
-    case KernelKind::kReduction: return "strided (a thread per output)";
+    case KernelKind::kReduction: {
+      const AxisReductionSchedule& a = axis_reduction();
+      std::string s = absl::StrCat("column tiles (", a.tile_columns(), a.tile_columns() == 1 ? " column" : " columns");
+      if (a.outer_lanes > 1) absl::StrAppend(&s, " x ", a.outer_lanes, " outer");
+      if (a.split > 1) absl::StrAppend(&s, ", split x", a.split);
+      if (!a.collapsed()) absl::StrAppend(&s, ", gathered rows");
+      return absl::StrCat(s, ")");
+    }
     case KernelKind::kMatmul: {
       const MatmulSchedule& m = matmul();
       const MatmulConfig& c = m.config;
@@ -108,6 +116,7 @@ std::string Kernel::Reason() const {
     case KernelKind::kRowReduction: return row().reason;
     case KernelKind::kMatmul: return matmul().reason;
     case KernelKind::kAttention: return attention().reason;
+    case KernelKind::kReduction: return axis_reduction().reason;
     default: return "";
   }
 }
@@ -187,6 +196,9 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
     }
     if (kernel.kind == KernelKind::kRowReduction) {
       kernel.schedule = ScheduleRows(graph, group, kernel.inputs, kernel.outputs, limits);
+    }
+    if (kernel.kind == KernelKind::kReduction) {
+      kernel.schedule = ScheduleAxisReduction(graph, group.nodes.front(), limits);  // a reduction runs alone
     }
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
