@@ -39,12 +39,21 @@ bool IsIotaOnAxis(const Graph& graph, NodeId id, int64_t axis, size_t full_rank)
   return node.op == OpKind::kIota && AlignedAxis(node.axes[0], node.shape.size(), full_rank) == axis;
 }
 
-// x = select(row >= col, ., -inf) with row and col iotas on S's last two axes.
+// A fill that removes a key from the softmax: -inf, or the lowest finite value
+// of the logits' dtype (PyTorch's masked_fill with finfo.min), whose exp
+// underflows to 0 against the row's unmasked diagonal as -inf's does.
+bool RemovesKey(const Node& fill, DType logits) {
+  if (!IsScalarConstant(fill)) return false;
+  if (std::isinf(fill.value)) return fill.value < 0;
+  return fill.value == -LargestFinite(logits);
+}
+
+// x = select(row >= col, ., fill) with row and col iotas on S's last two
+// axes, and a fill that removes the key.
 bool IsCausalMask(const Graph& graph, NodeId x, size_t rank) {
   const Node& select = graph.node(x);
   if (select.op != OpKind::kSelect) return false;
-  const Node& fill = graph.node(select.operands[2]);
-  if (!IsScalarConstant(fill) || !(std::isinf(fill.value) && fill.value < 0)) return false;
+  if (!RemovesKey(graph.node(select.operands[2]), select.dtype)) return false;
   const Node& cond = graph.node(select.operands[0]);
   const int64_t row = static_cast<int64_t>(rank) - 2, col = static_cast<int64_t>(rank) - 1;
   if (cond.op == OpKind::kGe) {

@@ -40,6 +40,17 @@ int64_t DTypeSize(DType dtype) {
   return 0;
 }
 
+double LargestFinite(DType dtype) {
+  switch (dtype) {
+    case DType::kF32: return 3.4028234663852886e38;   // (2 - 2^-23) * 2^127
+    case DType::kF16: return 65504.0;                 // (2 - 2^-10) * 2^15
+    case DType::kBF16: return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
+    case DType::kBool: return 1.0;
+    case DType::kI32: return 2147483647.0;
+  }
+  return 0;
+}
+
 bool IsFloat(DType dtype) {
   return dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16;
 }

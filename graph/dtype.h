@@ -22,6 +22,8 @@ inline constexpr DType kAllDTypes[] = {DType::kF32, DType::kF16, DType::kBF16,
 absl::string_view DTypeName(DType dtype);
 absl::StatusOr<DType> ParseDType(absl::string_view name);
 int64_t DTypeSize(DType dtype);
+// The largest finite value the dtype holds (f16: 65504; bool: 1).
+double LargestFinite(DType dtype);
 bool IsFloat(DType dtype);
 
 // IEEE binary16 and bfloat16 conversions, round-to-nearest-even, with NaN and

@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "frontends/onnx/onnx_masks.h"
 #include "graph/reference.h"
 #include "graph/tensor_bytes.h"
 
@@ -107,6 +108,12 @@ absl::StatusOr<Value> OnnxContext::Runtime(int i) {
       return Unimplemented(absl::StrCat("input ", i, " holds ", x, ", which kiln's ", DTypeName(*dtype),
                                         " cannot hold"));
     }
+  }
+  if (std::optional<Value> mask = CausalMaskAsIota(builder(), tensor); mask.has_value()) {
+    Value c = mask->Named(state_.UniqueName(node_.input(i)));
+    if (!builder().status().ok()) return Wrap(builder().status());
+    state_.constants().emplace(node_.input(i), c);
+    return c;
   }
   NodeSpec spec{.name = state_.UniqueName(node_.input(i)), .op = OpKind::kConstant, .dtype = *dtype};
   if (tensor.shape.empty()) {

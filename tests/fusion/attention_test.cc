@@ -59,6 +59,26 @@ TEST(AttentionTest, SoftmaxFormsAndMasksAreRecognizedByStructure) {
   EXPECT_EQ(plan.kernels[0].traffic.bytes_read, (8 * 200 * 64 + 8 * 64 * 328 + 8 * 328 * 64 + 200 * 328) * 2);
 }
 
+// PyTorch's masked_fill writes the dtype's lowest value, not -inf: with the
+// diagonal unmasked, its exp underflows to 0 just the same. Any other fill
+// keeps the masked keys in the softmax, so the key blocks must be computed.
+TEST(AttentionTest, CausalMasksFillWithMinusInfinityOrTheLowestValue) {
+  for (const auto& [fill, causal] : {std::pair{-double{INFINITY}, true}, std::pair{-3.3895313892515355e38, true},
+                                     std::pair{-1e4, false}}) {
+    GraphBuilder b;
+    Value q = b.Input("q", DType::kBF16, {2, 256, 64});
+    Value k = b.Input("k", DType::kBF16, {2, 256, 64});
+    Value v = b.Input("v", DType::kBF16, {2, 256, 64});
+    Value mask = Ge(b.Iota(DType::kI32, {1, 256, 256}, 1), b.Iota(DType::kI32, {1, 256, 256}, 2));
+    Value x = Select(mask, Matmul(q, Transpose(k, {0, 2, 1})) * 0.125, b.Constant(fill, DType::kBF16));
+    Value e = Exp(x - ReduceMax(x, {2}, true));
+    const Graph graph = *b.Build({Matmul(e / ReduceSum(e, {2}, true), v).Named("o")});
+    const Plan plan = *PlanFusion(graph, DeviceLimits{});
+    ASSERT_EQ(plan.kernels.size(), 1u) << fill;
+    EXPECT_EQ(plan.kernels[0].attention().causal, causal) << fill;
+  }
+}
+
 TEST(AttentionTest, ChainsThatDoNotQualifyStayUnfusedAndSayWhy) {
   struct Case {
     std::string what;
