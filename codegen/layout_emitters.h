@@ -1,7 +1,7 @@
 // CUDA for the kernels that run alone: a reduction over non-trailing axes (a
-// thread per output element, walking the reduced axes), a transpose and a
-// slice (a thread per output element, reading through the permuted or
-// strided index).
+// thread per output element, walking the reduced axes) and a slice (a thread
+// per output element, reading through the strided index). Transposes have
+// their own emitter (codegen/transpose_emitter.h).
 //
 //   absl::StatusOr<GeneratedKernel> k = EmitStridedReduction(graph, kernel, limits);
 #ifndef KILN_CODEGEN_LAYOUT_EMITTERS_H_
@@ -16,8 +16,6 @@ namespace kiln {
 
 absl::StatusOr<GeneratedKernel> EmitStridedReduction(const Graph& graph, const Kernel& kernel,
                                                      const DeviceLimits& limits);
-absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
-                                              const DeviceLimits& limits);
 absl::StatusOr<GeneratedKernel> EmitSlice(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits);
 
 }  // namespace kiln

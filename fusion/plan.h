@@ -146,6 +146,36 @@ struct AttentionSchedule {
   std::string reason;
 };
 
+// How a transpose kernel moves its tensor (fusion/transpose_schedule.h):
+// the permutation collapsed to its fewest dims, and the strategy that suits
+// what is left of it.
+enum class TransposeStrategy {
+  kCopy,    // nothing moves but dims of size 1: a vectorized copy
+  kRowRun,  // the last dim stays last: contiguous runs copied as vectors
+  kTiled,   // the last dim moves: tiles staged in shared memory, coalesced both ways
+};
+
+struct TransposeSchedule {
+  TransposeStrategy strategy = TransposeStrategy::kCopy;
+  // The operand's dims with size-1 dims dropped and dims that stay adjacent
+  // and in order merged; output dim i is dims[perm[i]].
+  Dims dims;
+  std::vector<int64_t> perm;
+  int element_bytes = 0;
+  // kCopy, kRowRun: elements per vector access, the widest of at most 16
+  // bytes that divides a run (kCopy: 16 bytes, the tail element by element).
+  int vector_elements = 1;
+  int vectors_per_thread = 0;
+  // kTiled: tiles of tile_rows (along dims[perm.back()], the output's last
+  // dim) x tile_cols (along dims.back(), the input's last dim), read and
+  // written as vectors of read_vector / write_vector elements.
+  int tile_rows = 0, tile_cols = 0;
+  int read_vector = 1, write_vector = 1;
+  int threads = 0;     // per block
+  int64_t blocks = 0;  // work items, a block each: chunks of vectors or tiles
+  std::string reason;  // for reports
+};
+
 struct Traffic {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
@@ -161,9 +191,10 @@ struct Kernel {
   std::vector<NodeId> inputs;   // tensors read from memory (inputs, other kernels' outputs, views)
   std::vector<NodeId> outputs;  // nodes materialized by this kernel
   // The kind's own schedule: RowSchedule for kRowReduction, MatmulSchedule
-  // for kMatmul, AttentionSchedule for kAttention; none for the other kinds.
+  // for kMatmul, AttentionSchedule for kAttention, TransposeSchedule for
+  // kTranspose; none for the other kinds.
   // The accessors check that the kernel has that one.
-  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule> schedule;
+  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule, TransposeSchedule> schedule;
   Traffic traffic;
   template <typename S>
   const S& Scheduled() const {
@@ -181,6 +212,7 @@ struct Kernel {
   MatmulSchedule& matmul() { return Scheduled<MatmulSchedule>(); }
   const AttentionSchedule& attention() const { return Scheduled<AttentionSchedule>(); }
   AttentionSchedule& attention() { return Scheduled<AttentionSchedule>(); }
+  const TransposeSchedule& transpose() const { return Scheduled<TransposeSchedule>(); }
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
   std::string Reason() const;    // why this schedule; empty for kinds that have only one
 };

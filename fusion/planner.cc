@@ -15,6 +15,7 @@
 #include "fusion/operand_layout.h"
 #include "fusion/row_schedule.h"
 #include "fusion/traffic.h"
+#include "fusion/transpose_schedule.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -97,7 +98,7 @@ std::string Kernel::Strategy() const {
       return absl::StrCat("flash, ", a.block_q, " query rows x ", a.block_kv, " keys, ", a.stages, " stages",
                           a.causal ? ", causal" : "");
     }
-    case KernelKind::kTranspose:
+    case KernelKind::kTranspose: return TransposeStrategyText(transpose());
     case KernelKind::kSlice: return "index-mapped copy";
   }
   return "?";
@@ -108,6 +109,7 @@ std::string Kernel::Reason() const {
     case KernelKind::kRowReduction: return row().reason;
     case KernelKind::kMatmul: return matmul().reason;
     case KernelKind::kAttention: return attention().reason;
+    case KernelKind::kTranspose: return transpose().reason;
     default: return "";
   }
 }
@@ -191,6 +193,10 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
       kernel.schedule = ScheduleMatmul(graph, kernel, folded, limits);
+    }
+    if (kernel.kind == KernelKind::kTranspose) {
+      const Node& t = graph.node(group.nodes.front());
+      kernel.schedule = ScheduleTranspose(t.dtype, graph.node(t.operands[0]).shape, t.perm);
     }
     if (kernel.kind == KernelKind::kAttention) {
       for (const AttentionChain& chain : chains) {

@@ -1,0 +1,248 @@
+#include "codegen/transpose_emitter.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "codegen/cuda_types.h"
+#include "codegen/kernel_signature.h"
+#include "codegen/launch_grid.h"
+#include "graph/int_math.h"
+
+namespace kiln {
+namespace {
+
+// The index arithmetic a run of tiles or vectors needs fits in 32 bits below this.
+constexpr int64_t kUnsigned32 = int64_t{1} << 32;
+
+std::string Constant(absl::string_view name, int64_t value) {
+  return absl::StrCat("  constexpr long long ", name, " = ", value, "LL;\n");
+}
+
+// Row-major strides of the output, indexed by the input dim each output dim reads.
+std::vector<int64_t> OutputStridesByInputDim(const TransposeSchedule& s) {
+  Dims out_dims;
+  for (int64_t p : s.perm) out_dims.push_back(s.dims[p]);
+  const std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
+  std::vector<int64_t> by_input(s.dims.size());
+  for (size_t i = 0; i < s.perm.size(); ++i) by_input[s.perm[i]] = out_strides[i];
+  return by_input;
+}
+
+// A term added to one offset for each coordinate of a decomposed index.
+struct OffsetTerm {
+  std::string offset;            // the variable accumulating it
+  std::vector<int64_t> strides;  // one per decomposed dim
+};
+
+// Decomposes the long long variable `index` (consumed) over `dims`, the last
+// fastest, adding coordinate * stride to each term's offset: one division by
+// a constant per dim, done once per run or tile rather than per element.
+std::string DecomposeIndex(absl::string_view index, const Dims& dims, const std::vector<OffsetTerm>& terms,
+                           absl::string_view indent) {
+  std::string out;
+  for (size_t d = dims.size(); d-- > 0;) {
+    std::string coordinate(index);
+    if (d > 0) {
+      absl::StrAppend(&out, indent, "{\n", indent, "  const long long next = ", index, " / ", dims[d], "LL;\n");
+      coordinate = absl::StrCat("(", index, " - next * ", dims[d], "LL)");
+    }
+    for (const OffsetTerm& term : terms) {
+      absl::StrAppend(&out, indent, d > 0 ? "  " : "", term.offset, " += ", coordinate, " * ", term.strides[d], "LL;\n");
+    }
+    if (d > 0) absl::StrAppend(&out, indent, "  ", index, " = next;\n", indent, "}\n");
+  }
+  return out;
+}
+
+// The loop over work items: one per block, the grid capped and striding.
+std::string ItemLoop(int64_t items) {
+  return absl::StrCat(Constant("kItems", items),
+                      "  for (long long item = blockIdx.x; item < kItems; item += gridDim.x) {\n");
+}
+
+// Streams kPerThread vectors per thread: every load first, so all are in
+// flight together, then every store to consecutive output vectors.
+// `source` computes `const T* src` for vector index `v` (and may use the
+// chunk's first vector v0).
+std::string StreamVectors(absl::string_view out, absl::string_view source) {
+  return absl::StrCat(
+      "    const long long v0 = item * kChunk;\n"
+      "    KilnVec<T, kV> x[kPerThread];\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < kPerThread; ++u) {\n"
+      "      const long long v = v0 + threadIdx.x + u * kThreads;\n"
+      "      if (v < kVectors) {\n",
+      source,
+      "        x[u] = kiln_load_vec<T, kV>(src);\n"
+      "      }\n"
+      "    }\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < kPerThread; ++u) {\n"
+      "      const long long v = v0 + threadIdx.x + u * kThreads;\n"
+      "      if (v < kVectors) kiln_store_vec<T, kV>(", out, " + v * kV, x[u]);\n"
+      "    }\n");
+}
+
+std::string StreamConstants(const TransposeSchedule& s, int64_t n) {
+  return absl::StrCat("  constexpr int kThreads = ", s.threads, ";\n  constexpr int kPerThread = ", s.vectors_per_thread,
+                      ";\n  constexpr int kV = ", s.vector_elements, ";\n",
+                      "  constexpr long long kChunk = static_cast<long long>(kThreads) * kPerThread;\n",
+                      Constant("kVectors", n / s.vector_elements));
+}
+
+std::string CopyBody(const TransposeSchedule& s, absl::string_view in, absl::string_view out) {
+  const int64_t n = NumElements(s.dims);
+  std::string body = absl::StrCat(StreamConstants(s, n), ItemLoop(s.blocks),
+                                  StreamVectors(out, absl::StrCat("        const T* src = ", in, " + v * kV;\n")),
+                                  "  }\n");
+  if (const int64_t tail = n % s.vector_elements; tail > 0) {
+    absl::StrAppend(&body, "  if (blockIdx.x == 0 && threadIdx.x < ", tail, ") ", out, "[kVectors * kV + threadIdx.x] = ",
+                    in, "[kVectors * kV + threadIdx.x];\n");
+  }
+  return body;
+}
+
+// Each block moves a chunk of consecutive output vectors. It first computes
+// the input offset of every run the chunk touches into shared memory (the
+// index decomposition, once per run), then streams the vectors.
+std::string RowRunBody(const TransposeSchedule& s, absl::string_view in, absl::string_view out) {
+  const int64_t n = NumElements(s.dims);
+  const int64_t run_vectors = s.dims.back() / s.vector_elements;
+  const int64_t chunk = int64_t{s.threads} * s.vectors_per_thread;
+  const int64_t slots = std::min(chunk / run_vectors + 2, chunk + 1);
+  const std::string local_type = run_vectors + chunk < kUnsigned32 ? "unsigned" : "unsigned long long";
+  // The outer dims in output order, each read at its input stride.
+  const std::vector<int64_t> in_strides = RowMajorStrides(s.dims);
+  Dims outer;
+  OffsetTerm term{.offset = "offset"};
+  for (size_t i = 0; i + 1 < s.perm.size(); ++i) {
+    outer.push_back(s.dims[s.perm[i]]);
+    term.strides.push_back(in_strides[s.perm[i]]);
+  }
+  return absl::StrCat(
+      StreamConstants(s, n), Constant("kRunVectors", run_vectors),
+      "  __shared__ long long run_offset[", slots, "];  // input offset of each run the chunk touches\n",
+      ItemLoop(s.blocks),
+      "    const long long first_run = item * kChunk / kRunVectors;\n"
+      "    const long long last_vector = (item + 1) * kChunk < kVectors ? (item + 1) * kChunk - 1 : kVectors - 1;\n"
+      "    const int runs = static_cast<int>(last_vector / kRunVectors - first_run) + 1;\n"
+      "    for (int k = threadIdx.x; k < runs; k += kThreads) {\n"
+      "      long long run = first_run + k;\n"
+      "      long long offset = 0;\n",
+      DecomposeIndex("run", outer, {term}, "      "),
+      "      run_offset[k] = offset;\n"
+      "    }\n"
+      "    __syncthreads();\n",
+      "    const ", local_type, " skew = static_cast<", local_type, ">(item * kChunk - first_run * kRunVectors);\n",
+      StreamVectors(out, absl::StrCat("        const ", local_type, " local = skew + static_cast<", local_type,
+                                      ">(v - v0);\n        const ", local_type,
+                                      " run = local / kRunVectors;\n        const T* src = ", in,
+                                      " + run_offset[run] + static_cast<long long>(local - run * kRunVectors) * kV;\n")),
+      "    __syncthreads();\n"
+      "  }\n");
+}
+
+// A tile is kTileR rows (along the dim that becomes the output's last) by
+// kTileC columns (along the input's last dim). Reads go along the input's
+// rows, kRV elements a vector; writes along the output's rows, kWV elements
+// a vector gathered from a column of the tile. Rows are padded by one element
+// so a column's elements fall in different shared-memory banks.
+std::string TiledBody(const TransposeSchedule& s, absl::string_view in, absl::string_view out) {
+  const int64_t rank = static_cast<int64_t>(s.dims.size());
+  const int64_t row_dim = s.perm.back();
+  const int64_t rows = s.dims[row_dim], cols = s.dims.back();
+  const std::vector<int64_t> in_strides = RowMajorStrides(s.dims);
+  const std::vector<int64_t> out_strides = OutputStridesByInputDim(s);
+  Dims batch_dims;
+  OffsetTerm in_term{.offset = "in_base"}, out_term{.offset = "out_base"};
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    if (d == row_dim) continue;
+    batch_dims.push_back(s.dims[d]);
+    in_term.strides.push_back(in_strides[d]);
+    out_term.strides.push_back(out_strides[d]);
+  }
+  return absl::StrCat(
+      "  constexpr int kThreads = ", s.threads, ";\n  constexpr int kTileR = ", s.tile_rows,
+      ";\n  constexpr int kTileC = ", s.tile_cols, ";\n  constexpr int kPitch = kTileC + 1;\n  constexpr int kRV = ",
+      s.read_vector, ";\n  constexpr int kWV = ", s.write_vector, ";\n", Constant("kRows", rows),
+      Constant("kCols", cols), Constant("kRowTiles", CeilDiv(rows, s.tile_rows)),
+      Constant("kColTiles", CeilDiv(cols, s.tile_cols)), Constant("kInRowStride", in_strides[row_dim]),
+      Constant("kOutColStride", out_strides[rank - 1]),
+      "  constexpr int kReads = kTileR * (kTileC / kRV);   // vectors read per tile\n"
+      "  constexpr int kWrites = kTileC * (kTileR / kWV);  // vectors written per tile\n"
+      "  constexpr int kReadSteps = (kReads + kThreads - 1) / kThreads;\n"
+      "  constexpr int kWriteSteps = (kWrites + kThreads - 1) / kThreads;\n"
+      "  __shared__ T tile[kTileR * kPitch];\n",
+      ItemLoop(s.blocks),
+      "    long long batch = item / (kRowTiles * kColTiles);\n"
+      "    const long long row_tile = item / kColTiles - batch * kRowTiles;\n"
+      "    const long long col_tile = item % kColTiles;\n"
+      "    long long in_base = 0, out_base = 0;\n",
+      DecomposeIndex("batch", batch_dims, {in_term, out_term}, "    "),
+      "    const long long r0 = row_tile * kTileR, c0 = col_tile * kTileC;\n"
+      "    const T* src = ", in, " + in_base + r0 * kInRowStride + c0;\n"
+      "    T* dst = ", out, " + out_base + c0 * kOutColStride + r0;\n"
+      "    KilnVec<T, kRV> x[kReadSteps];\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < kReadSteps; ++u) {\n"
+      "      const int i = threadIdx.x + u * kThreads;\n"
+      "      const int r = i / (kTileC / kRV), c = i % (kTileC / kRV) * kRV;\n"
+      "      if (i < kReads && r0 + r < kRows && c0 + c < kCols) x[u] = kiln_load_vec<T, kRV>(src + r * kInRowStride + c);\n"
+      "    }\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < kReadSteps; ++u) {\n"
+      "      const int i = threadIdx.x + u * kThreads;\n"
+      "      const int r = i / (kTileC / kRV), c = i % (kTileC / kRV) * kRV;\n"
+      "      if (i < kReads && r0 + r < kRows && c0 + c < kCols) {\n"
+      "#pragma unroll\n"
+      "        for (int k = 0; k < kRV; ++k) tile[r * kPitch + c + k] = x[u].v[k];\n"
+      "      }\n"
+      "    }\n"
+      "    __syncthreads();\n"
+      "#pragma unroll\n"
+      "    for (int u = 0; u < kWriteSteps; ++u) {\n"
+      "      const int i = threadIdx.x + u * kThreads;\n"
+      "      const int c = i / (kTileR / kWV), r = i % (kTileR / kWV) * kWV;\n"
+      "      if (i < kWrites && c0 + c < kCols && r0 + r < kRows) {\n"
+      "        KilnVec<T, kWV> y;\n"
+      "#pragma unroll\n"
+      "        for (int k = 0; k < kWV; ++k) y.v[k] = tile[(r + k) * kPitch + c];\n"
+      "        kiln_store_vec<T, kWV>(dst + c * kOutColStride + r, y);\n"
+      "      }\n"
+      "    }\n"
+      "    __syncthreads();\n"
+      "  }\n");
+}
+
+}  // namespace
+
+absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel) {
+  const TransposeSchedule& s = kernel.transpose();
+  const NodeId id = kernel.nodes.front();
+  const Node& node = graph.node(id);
+  KernelSignature signature(graph, kernel);
+  const std::string in = signature.InputName(node.operands[0]);
+  const std::string out = signature.OutputName(id);
+  if (in.empty() || out.empty()) {
+    return absl::UnimplementedError(
+        absl::StrCat(NodeLabel(node), ": a transpose must read its operand from memory and write its result"));
+  }
+  std::string body = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", s.threads, ") ", kernel.name, "(",
+                                  signature.ParameterList(), ") {\n  using T = ", StorageType(node.dtype), ";\n");
+  switch (s.strategy) {
+    case TransposeStrategy::kCopy: absl::StrAppend(&body, CopyBody(s, in, out)); break;
+    case TransposeStrategy::kRowRun: absl::StrAppend(&body, RowRunBody(s, in, out)); break;
+    case TransposeStrategy::kTiled: absl::StrAppend(&body, TiledBody(s, in, out)); break;
+  }
+  absl::StrAppend(&body, "}\n");
+  GeneratedKernel generated;
+  signature.Fill(generated);
+  generated.body = std::move(body);
+  generated.launch.block = s.threads;
+  generated.launch.grid = CappedGrid(s.blocks);
+  return generated;
+}
+
+}  // namespace kiln
