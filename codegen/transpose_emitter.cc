@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_types.h"
+#include "codegen/expr_emitter.h"
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
 #include "graph/int_math.h"
@@ -56,10 +57,20 @@ std::string DecomposeIndex(absl::string_view index, const Dims& dims, const std:
   return out;
 }
 
-// The loop over work items: one per block, the grid capped and striding.
-std::string ItemLoop(int64_t items) {
-  return absl::StrCat(Constant("kItems", items),
-                      "  for (long long item = blockIdx.x; item < kItems; item += gridDim.x) {\n");
+// The work items, a block each. Past kMaxGridBlocks the grid is capped and
+// each block loops over items with the grid's stride (a barrier between
+// items when they share memory); otherwise a block takes its one item, since
+// the loop would keep per-thread indices in registers across iterations (58
+// registers instead of 32 for a 64x64 f32 tile: half the blocks per SM).
+struct ItemScope {
+  std::string open, close;
+};
+
+ItemScope Items(int64_t items, bool shares_memory) {
+  if (items <= kMaxGridBlocks) return {"  {\n    const long long item = blockIdx.x;\n", "  }\n"};
+  return {absl::StrCat(Constant("kItems", items),
+                       "  for (long long item = blockIdx.x; item < kItems; item += gridDim.x) {\n"),
+          shares_memory ? "    __syncthreads();\n  }\n" : "  }\n"};
 }
 
 // Streams kPerThread vectors per thread: every load first, so all are in
@@ -94,9 +105,10 @@ std::string StreamConstants(const TransposeSchedule& s, int64_t n) {
 
 std::string CopyBody(const TransposeSchedule& s, absl::string_view in, absl::string_view out) {
   const int64_t n = NumElements(s.dims);
-  std::string body = absl::StrCat(StreamConstants(s, n), ItemLoop(s.blocks),
+  const ItemScope items = Items(s.blocks, /*shares_memory=*/false);
+  std::string body = absl::StrCat(StreamConstants(s, n), items.open,
                                   StreamVectors(out, absl::StrCat("        const T* src = ", in, " + v * kV;\n")),
-                                  "  }\n");
+                                  items.close);
   if (const int64_t tail = n % s.vector_elements; tail > 0) {
     absl::StrAppend(&body, "  if (blockIdx.x == 0 && threadIdx.x < ", tail, ") ", out, "[kVectors * kV + threadIdx.x] = ",
                     in, "[kVectors * kV + threadIdx.x];\n");
@@ -121,10 +133,11 @@ std::string RowRunBody(const TransposeSchedule& s, absl::string_view in, absl::s
     outer.push_back(s.dims[s.perm[i]]);
     term.strides.push_back(in_strides[s.perm[i]]);
   }
+  const ItemScope items = Items(s.blocks, /*shares_memory=*/true);
   return absl::StrCat(
       StreamConstants(s, n), Constant("kRunVectors", run_vectors),
       "  __shared__ long long run_offset[", slots, "];  // input offset of each run the chunk touches\n",
-      ItemLoop(s.blocks),
+      items.open,
       "    const long long first_run = item * kChunk / kRunVectors;\n"
       "    const long long last_vector = (item + 1) * kChunk < kVectors ? (item + 1) * kChunk - 1 : kVectors - 1;\n"
       "    const int runs = static_cast<int>(last_vector / kRunVectors - first_run) + 1;\n"
@@ -140,8 +153,7 @@ std::string RowRunBody(const TransposeSchedule& s, absl::string_view in, absl::s
                                       ">(v - v0);\n        const ", local_type,
                                       " run = local / kRunVectors;\n        const T* src = ", in,
                                       " + run_offset[run] + static_cast<long long>(local - run * kRunVectors) * kV;\n")),
-      "    __syncthreads();\n"
-      "  }\n");
+      items.close);
 }
 
 // A tile is kTileR rows (along the dim that becomes the output's last) by
@@ -163,6 +175,7 @@ std::string TiledBody(const TransposeSchedule& s, absl::string_view in, absl::st
     in_term.strides.push_back(in_strides[d]);
     out_term.strides.push_back(out_strides[d]);
   }
+  const ItemScope items = Items(s.blocks, /*shares_memory=*/true);
   return absl::StrCat(
       "  constexpr int kThreads = ", s.threads, ";\n  constexpr int kTileR = ", s.tile_rows,
       ";\n  constexpr int kTileC = ", s.tile_cols, ";\n  constexpr int kPitch = kTileC + 1;\n  constexpr int kRV = ",
@@ -170,32 +183,37 @@ std::string TiledBody(const TransposeSchedule& s, absl::string_view in, absl::st
       Constant("kCols", cols), Constant("kRowTiles", CeilDiv(rows, s.tile_rows)),
       Constant("kColTiles", CeilDiv(cols, s.tile_cols)), Constant("kInRowStride", in_strides[row_dim]),
       Constant("kOutColStride", out_strides[rank - 1]),
-      "  constexpr int kReads = kTileR * (kTileC / kRV);   // vectors read per tile\n"
-      "  constexpr int kWrites = kTileC * (kTileR / kWV);  // vectors written per tile\n"
+      "  constexpr int kReadsPerRow = kTileC / kRV;\n"
+      "  constexpr int kWritesPerCol = kTileR / kWV;\n"
+      "  constexpr int kReads = kTileR * kReadsPerRow;   // vectors read per tile\n"
+      "  constexpr int kWrites = kTileC * kWritesPerCol;  // vectors written per tile\n"
       "  constexpr int kReadSteps = (kReads + kThreads - 1) / kThreads;\n"
       "  constexpr int kWriteSteps = (kWrites + kThreads - 1) / kThreads;\n"
       "  __shared__ T tile[kTileR * kPitch];\n",
-      ItemLoop(s.blocks),
+      items.open,
       "    long long batch = item / (kRowTiles * kColTiles);\n"
       "    const long long row_tile = item / kColTiles - batch * kRowTiles;\n"
       "    const long long col_tile = item % kColTiles;\n"
       "    long long in_base = 0, out_base = 0;\n",
       DecomposeIndex("batch", batch_dims, {in_term, out_term}, "    "),
       "    const long long r0 = row_tile * kTileR, c0 = col_tile * kTileC;\n"
+      "    // The tile's extent, short at the last row and column of tiles.\n"
+      "    const int rows = static_cast<int>(kRows - r0 < kTileR ? kRows - r0 : kTileR);\n"
+      "    const int cols = static_cast<int>(kCols - c0 < kTileC ? kCols - c0 : kTileC);\n"
       "    const T* src = ", in, " + in_base + r0 * kInRowStride + c0;\n"
       "    T* dst = ", out, " + out_base + c0 * kOutColStride + r0;\n"
       "    KilnVec<T, kRV> x[kReadSteps];\n"
       "#pragma unroll\n"
       "    for (int u = 0; u < kReadSteps; ++u) {\n"
       "      const int i = threadIdx.x + u * kThreads;\n"
-      "      const int r = i / (kTileC / kRV), c = i % (kTileC / kRV) * kRV;\n"
-      "      if (i < kReads && r0 + r < kRows && c0 + c < kCols) x[u] = kiln_load_vec<T, kRV>(src + r * kInRowStride + c);\n"
+      "      const int r = i / kReadsPerRow, c = i % kReadsPerRow * kRV;\n"
+      "      if (i < kReads && r < rows && c < cols) x[u] = kiln_load_vec<T, kRV>(src + r * kInRowStride + c);\n"
       "    }\n"
       "#pragma unroll\n"
       "    for (int u = 0; u < kReadSteps; ++u) {\n"
       "      const int i = threadIdx.x + u * kThreads;\n"
-      "      const int r = i / (kTileC / kRV), c = i % (kTileC / kRV) * kRV;\n"
-      "      if (i < kReads && r0 + r < kRows && c0 + c < kCols) {\n"
+      "      const int r = i / kReadsPerRow, c = i % kReadsPerRow * kRV;\n"
+      "      if (i < kReads && r < rows && c < cols) {\n"
       "#pragma unroll\n"
       "        for (int k = 0; k < kRV; ++k) tile[r * kPitch + c + k] = x[u].v[k];\n"
       "      }\n"
@@ -204,16 +222,37 @@ std::string TiledBody(const TransposeSchedule& s, absl::string_view in, absl::st
       "#pragma unroll\n"
       "    for (int u = 0; u < kWriteSteps; ++u) {\n"
       "      const int i = threadIdx.x + u * kThreads;\n"
-      "      const int c = i / (kTileR / kWV), r = i % (kTileR / kWV) * kWV;\n"
-      "      if (i < kWrites && c0 + c < kCols && r0 + r < kRows) {\n"
+      "      const int c = i / kWritesPerCol, r = i % kWritesPerCol * kWV;\n"
+      "      if (i < kWrites && c < cols && r < rows) {\n"
       "        KilnVec<T, kWV> y;\n"
       "#pragma unroll\n"
       "        for (int k = 0; k < kWV; ++k) y.v[k] = tile[(r + k) * kPitch + c];\n"
       "        kiln_store_vec<T, kWV>(dst + c * kOutColStride + r, y);\n"
       "      }\n"
-      "    }\n"
-      "    __syncthreads();\n"
-      "  }\n");
+      "    }\n",
+      items.close);
+}
+
+// A thread per output element: its flat index in the operand, then the
+// operand's value there, computed (an iota's position, a constant's literal).
+std::string ComputedBody(const TransposeSchedule& s, const Node& operand, DType dtype, absl::string_view out) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(s.dims);
+  Dims out_dims;
+  OffsetTerm term{.offset = "index"};
+  for (int64_t p : s.perm) {
+    out_dims.push_back(s.dims[p]);
+    term.strides.push_back(in_strides[p]);
+  }
+  const std::string value = IsScalarConstant(operand) ? Literal(operand.dtype, operand.value)
+                                                      : OperandAt(operand, "", "index");
+  const ItemScope items = Items(s.blocks, /*shares_memory=*/false);
+  return absl::StrCat("  constexpr int kThreads = ", s.threads, ";\n", Constant("kN", NumElements(s.dims)), items.open,
+                      "    const long long o = item * kThreads + threadIdx.x;\n"
+                      "    if (o < kN) {\n"
+                      "      long long rest = o;\n"
+                      "      long long index = 0;\n",
+                      DecomposeIndex("rest", out_dims, {term}, "      "), "      ", out, "[o] = ",
+                      StoreConversion(dtype, value), ";\n    }\n", items.close);
 }
 
 }  // namespace
@@ -223,18 +262,17 @@ absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& 
   const NodeId id = kernel.nodes.front();
   const Node& node = graph.node(id);
   KernelSignature signature(graph, kernel);
-  const std::string in = signature.InputName(node.operands[0]);
+  const std::string in = signature.InputName(node.operands[0]);  // empty for kComputed
   const std::string out = signature.OutputName(id);
-  if (in.empty() || out.empty()) {
-    return absl::UnimplementedError(
-        absl::StrCat(NodeLabel(node), ": a transpose must read its operand from memory and write its result"));
-  }
   std::string body = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", s.threads, ") ", kernel.name, "(",
                                   signature.ParameterList(), ") {\n  using T = ", StorageType(node.dtype), ";\n");
   switch (s.strategy) {
     case TransposeStrategy::kCopy: absl::StrAppend(&body, CopyBody(s, in, out)); break;
     case TransposeStrategy::kRowRun: absl::StrAppend(&body, RowRunBody(s, in, out)); break;
     case TransposeStrategy::kTiled: absl::StrAppend(&body, TiledBody(s, in, out)); break;
+    case TransposeStrategy::kComputed:
+      absl::StrAppend(&body, ComputedBody(s, graph.node(node.operands[0]), node.dtype, out));
+      break;
   }
   absl::StrAppend(&body, "}\n");
   GeneratedKernel generated;

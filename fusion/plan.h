@@ -153,6 +153,9 @@ enum class TransposeStrategy {
   kCopy,    // nothing moves but dims of size 1: a vectorized copy
   kRowRun,  // the last dim stays last: contiguous runs copied as vectors
   kTiled,   // the last dim moves: tiles staged in shared memory, coalesced both ways
+  // The operand is computed where it is read (an iota or a scalar constant):
+  // each output element computes its value from its index.
+  kComputed,
 };
 
 struct TransposeSchedule {
@@ -172,7 +175,7 @@ struct TransposeSchedule {
   int tile_rows = 0, tile_cols = 0;
   int read_vector = 1, write_vector = 1;
   int threads = 0;     // per block
-  int64_t blocks = 0;  // work items, a block each: chunks of vectors or tiles
+  int64_t blocks = 0;  // work items, a block each: chunks of vectors, tiles, or (kComputed) a thread's element each
   std::string reason;  // for reports
 };
 

@@ -194,10 +194,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
       // A matmul starts its group: consumers join it, it never joins another.
       kernel.schedule = ScheduleMatmul(graph, kernel, folded, limits);
     }
-    if (kernel.kind == KernelKind::kTranspose) {
-      const Node& t = graph.node(group.nodes.front());
-      kernel.schedule = ScheduleTranspose(t.dtype, graph.node(t.operands[0]).shape, t.perm);
-    }
+    if (kernel.kind == KernelKind::kTranspose) kernel.schedule = ScheduleTranspose(graph, group.nodes.front());
     if (kernel.kind == KernelKind::kAttention) {
       for (const AttentionChain& chain : chains) {
         if (plan.kernel_of[chain.output] == gid) kernel.schedule = ScheduleAttention(graph, chain, folded, limits);

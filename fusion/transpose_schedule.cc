@@ -77,16 +77,27 @@ CollapsedPermutation CollapsePermutation(const Dims& dims, const std::vector<int
   return out;
 }
 
-TransposeSchedule ScheduleTranspose(DType dtype, const Dims& dims, const std::vector<int64_t>& perm) {
+TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose) {
+  const Node& node = graph.node(transpose);
+  const Node& operand = graph.node(node.operands[0]);
+  const Dims& dims = operand.shape;
+  const std::vector<int64_t>& perm = node.perm;
   CollapsedPermutation collapsed = CollapsePermutation(dims, perm);
   TransposeSchedule s;
   s.dims = std::move(collapsed.dims);
   s.perm = std::move(collapsed.perm);
-  s.element_bytes = static_cast<int>(DTypeSize(dtype));
+  s.element_bytes = static_cast<int>(DTypeSize(node.dtype));
   s.threads = kThreads;
   const int64_t n = NumElements(s.dims);
   const int64_t rank = static_cast<int64_t>(s.dims.size());
   std::string head = absl::StrCat("perm ", PermString(perm), " of ", DimsString(dims));
+  if (IsComputedSource(operand)) {
+    s.strategy = TransposeStrategy::kComputed;
+    s.blocks = CeilDiv(n, kThreads);
+    s.reason = absl::StrCat(head, ": its operand (", OpName(operand.op),
+                            ") is computed where it is read, so each output element computes its own value");
+    return s;
+  }
   if (rank <= 1) {
     s.strategy = TransposeStrategy::kCopy;
     s.vector_elements = kVectorBytes / s.element_bytes;
@@ -138,6 +149,7 @@ TransposeSchedule ScheduleTranspose(DType dtype, const Dims& dims, const std::ve
 std::string TransposeStrategyText(const TransposeSchedule& s) {
   switch (s.strategy) {
     case TransposeStrategy::kCopy: return "vectorized copy";
+    case TransposeStrategy::kComputed: return "computed from indices";
     case TransposeStrategy::kRowRun:
       return absl::StrCat("row-run copy (", Vectors(s.vector_elements, s.element_bytes, "vectors"), ")");
     case TransposeStrategy::kTiled: {

@@ -8,8 +8,11 @@
 //   - the last dim moves: a tiled transpose through shared memory over (the
 //     dim that becomes the output's last, the input's last), every other dim
 //     a batch index.
+// An operand computed where it is read (an iota, a scalar constant) is
+// computed for each output element instead.
 //
-//   TransposeSchedule s = ScheduleTranspose(DType::kF32, {8, 1024, 16, 128}, {0, 2, 3, 1});
+//   // t = transpose(x f32[8,1024,16,128], perm [0,2,3,1])
+//   TransposeSchedule s = ScheduleTranspose(graph, t);
 //   s.dims      // {8, 1024, 2048}: dims 2 and 3 stay adjacent and in order
 //   s.perm      // {0, 2, 1}
 //   s.strategy  // TransposeStrategy::kTiled, 64x64 tiles
@@ -22,7 +25,7 @@
 #include <vector>
 
 #include "fusion/plan.h"
-#include "graph/dtype.h"
+#include "graph/graph.h"
 #include "graph/shape.h"
 
 namespace kiln {
@@ -37,8 +40,8 @@ struct CollapsedPermutation {
 // fewest dims (none when every dim is 1).
 CollapsedPermutation CollapsePermutation(const Dims& dims, const std::vector<int64_t>& perm);
 
-// The schedule of a transpose by `perm` of a `dtype` tensor of `dims`.
-TransposeSchedule ScheduleTranspose(DType dtype, const Dims& dims, const std::vector<int64_t>& perm);
+// The schedule of transpose node `transpose` of `graph`.
+TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose);
 
 // The strategy as reports print it: "vectorized copy", "row-run copy
 // (16-byte vectors)", "tiled 64x64 (16-byte reads, scalar writes)".
