@@ -16,6 +16,7 @@ namespace {
 
 // The index arithmetic a run of tiles or vectors needs fits in 32 bits below this.
 constexpr int64_t kUnsigned32 = int64_t{1} << 32;
+constexpr int kElementTileBlocksPerSm = 6;
 
 std::string Constant(absl::string_view name, int64_t value) {
   return absl::StrCat("  constexpr long long ", name, " = ", value, "LL;\n");
@@ -264,7 +265,13 @@ absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& 
   KernelSignature signature(graph, kernel);
   const std::string in = signature.InputName(node.operands[0]);  // empty for kComputed
   const std::string out = signature.OutputName(id);
-  std::string body = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", s.threads, ") ", kernel.name, "(",
+  // A tile read or written element by element holds 16 loads a thread in
+  // flight and would take 59 registers (four blocks an SM); asking for six
+  // blocks caps it at 40. Vector tiles take 32 or fewer unasked (eight).
+  const bool element_tile = s.strategy == TransposeStrategy::kTiled && (s.read_vector == 1 || s.write_vector == 1);
+  const std::string min_blocks = element_tile ? absl::StrCat(", ", kElementTileBlocksPerSm) : "";
+  std::string body = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", s.threads, min_blocks, ") ",
+                                  kernel.name, "(",
                                   signature.ParameterList(), ") {\n  using T = ", StorageType(node.dtype), ";\n");
   switch (s.strategy) {
     case TransposeStrategy::kCopy: absl::StrAppend(&body, CopyBody(s, in, out)); break;
