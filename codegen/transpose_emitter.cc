@@ -16,7 +16,6 @@ namespace {
 
 // The index arithmetic a run of tiles or vectors needs fits in 32 bits below this.
 constexpr int64_t kUnsigned32 = int64_t{1} << 32;
-constexpr int kElementTileBlocksPerSm = 6;
 
 std::string Constant(absl::string_view name, int64_t value) {
   return absl::StrCat("  constexpr long long ", name, " = ", value, "LL;\n");
@@ -158,11 +157,12 @@ std::string RowRunBody(const TransposeSchedule& s, absl::string_view in, absl::s
 }
 
 // A tile is kTileR rows (along the dim that becomes the output's last) by
-// kTileC columns (along the input's last dim). Reads go along the input's
-// rows, kRV elements a vector; writes along the output's rows, kWV elements
-// a vector gathered from a column of the tile. Rows are padded by one element
-// so a column's elements fall in different shared-memory banks.
-std::string TiledBody(const TransposeSchedule& s, absl::string_view in, absl::string_view out) {
+// kTileC columns (along the input's last dim), moved by kiln_transpose_tile
+// (codegen/device/kiln_transpose.cuh); the kernel finds the tile's origin and
+// its batch's offsets in both tensors. `tile_shape` names the struct of
+// constants the device function takes.
+std::string TiledBody(const TransposeSchedule& s, absl::string_view tile_shape, absl::string_view in,
+                      absl::string_view out) {
   const int64_t rank = static_cast<int64_t>(s.dims.size());
   const int64_t row_dim = s.perm.back();
   const int64_t rows = s.dims[row_dim], cols = s.dims.back();
@@ -178,60 +178,44 @@ std::string TiledBody(const TransposeSchedule& s, absl::string_view in, absl::st
   }
   const ItemScope items = Items(s.blocks, /*shares_memory=*/true);
   return absl::StrCat(
-      "  constexpr int kThreads = ", s.threads, ";\n  constexpr int kTileR = ", s.tile_rows,
-      ";\n  constexpr int kTileC = ", s.tile_cols, ";\n  constexpr int kPitch = kTileC + 1;\n  constexpr int kRV = ",
-      s.read_vector, ";\n  constexpr int kWV = ", s.write_vector, ";\n", Constant("kRows", rows),
-      Constant("kCols", cols), Constant("kRowTiles", CeilDiv(rows, s.tile_rows)),
-      Constant("kColTiles", CeilDiv(cols, s.tile_cols)), Constant("kInRowStride", in_strides[row_dim]),
-      Constant("kOutColStride", out_strides[rank - 1]),
-      "  constexpr int kReadsPerRow = kTileC / kRV;\n"
-      "  constexpr int kWritesPerCol = kTileR / kWV;\n"
-      "  constexpr int kReads = kTileR * kReadsPerRow;   // vectors read per tile\n"
-      "  constexpr int kWrites = kTileC * kWritesPerCol;  // vectors written per tile\n"
-      "  constexpr int kReadSteps = (kReads + kThreads - 1) / kThreads;\n"
-      "  constexpr int kWriteSteps = (kWrites + kThreads - 1) / kThreads;\n"
-      "  __shared__ T tile[kTileR * kPitch];\n",
-      items.open,
+      "  using Tile = ", tile_shape, ";\n", Constant("kRowTiles", CeilDiv(rows, s.tile_rows)),
+      Constant("kColTiles", CeilDiv(cols, s.tile_cols)), items.open,
       "    long long batch = item / (kRowTiles * kColTiles);\n"
       "    const long long row_tile = item / kColTiles - batch * kRowTiles;\n"
       "    const long long col_tile = item % kColTiles;\n"
       "    long long in_base = 0, out_base = 0;\n",
       DecomposeIndex("batch", batch_dims, {in_term, out_term}, "    "),
-      "    const long long r0 = row_tile * kTileR, c0 = col_tile * kTileC;\n"
+      "    const long long r0 = row_tile * Tile::kTileR, c0 = col_tile * Tile::kTileC;\n"
       "    // The tile's extent, short at the last row and column of tiles.\n"
-      "    const int rows = static_cast<int>(kRows - r0 < kTileR ? kRows - r0 : kTileR);\n"
-      "    const int cols = static_cast<int>(kCols - c0 < kTileC ? kCols - c0 : kTileC);\n"
-      "    const T* src = ", in, " + in_base + r0 * kInRowStride + c0;\n"
-      "    T* dst = ", out, " + out_base + c0 * kOutColStride + r0;\n"
-      "    KilnVec<T, kRV> x[kReadSteps];\n"
-      "#pragma unroll\n"
-      "    for (int u = 0; u < kReadSteps; ++u) {\n"
-      "      const int i = threadIdx.x + u * kThreads;\n"
-      "      const int r = i / kReadsPerRow, c = i % kReadsPerRow * kRV;\n"
-      "      if (i < kReads && r < rows && c < cols) x[u] = kiln_load_vec<T, kRV>(src + r * kInRowStride + c);\n"
-      "    }\n"
-      "#pragma unroll\n"
-      "    for (int u = 0; u < kReadSteps; ++u) {\n"
-      "      const int i = threadIdx.x + u * kThreads;\n"
-      "      const int r = i / kReadsPerRow, c = i % kReadsPerRow * kRV;\n"
-      "      if (i < kReads && r < rows && c < cols) {\n"
-      "#pragma unroll\n"
-      "        for (int k = 0; k < kRV; ++k) tile[r * kPitch + c + k] = x[u].v[k];\n"
-      "      }\n"
-      "    }\n"
-      "    __syncthreads();\n"
-      "#pragma unroll\n"
-      "    for (int u = 0; u < kWriteSteps; ++u) {\n"
-      "      const int i = threadIdx.x + u * kThreads;\n"
-      "      const int c = i / kWritesPerCol, r = i % kWritesPerCol * kWV;\n"
-      "      if (i < kWrites && c < cols && r < rows) {\n"
-      "        KilnVec<T, kWV> y;\n"
-      "#pragma unroll\n"
-      "        for (int k = 0; k < kWV; ++k) y.v[k] = tile[(r + k) * kPitch + c];\n"
-      "        kiln_store_vec<T, kWV>(dst + c * kOutColStride + r, y);\n"
-      "      }\n"
-      "    }\n",
+      "    const int rows = static_cast<int>(Tile::kRows - r0 < Tile::kTileR ? Tile::kRows - r0 : Tile::kTileR);\n"
+      "    const int cols = static_cast<int>(Tile::kCols - c0 < Tile::kTileC ? Tile::kCols - c0 : Tile::kTileC);\n"
+      "    kiln_transpose_tile<T, Tile>(", in, ", ", out, ", in_base + r0 * Tile::kInRowStride + c0, out_base + c0 * "
+      "Tile::kOutColStride + r0, rows, cols);\n",
       items.close);
+}
+
+absl::string_view TileRowsName(TileRows rows) {
+  switch (rows) {
+    case TileRows::kAligned: return "KILN_ROWS_ALIGNED";
+    case TileRows::kStraddling: return "KILN_ROWS_STRADDLING";
+    case TileRows::kContiguous: return "KILN_ROWS_CONTIGUOUS";
+  }
+  return "?";
+}
+
+// The constants kiln_transpose_tile takes, as a struct at namespace scope
+// (a local class cannot hold static members).
+std::string TileShape(const TransposeSchedule& s, absl::string_view name) {
+  const int64_t rank = static_cast<int64_t>(s.dims.size());
+  return absl::StrCat(
+      "struct ", name, " {\n  static constexpr int kThreads = ", s.threads, ";\n  static constexpr int kTileR = ",
+      s.tile_rows, ";\n  static constexpr int kTileC = ", s.tile_cols, ";\n  static constexpr int kV = ",
+      s.vector_elements, ";\n  static constexpr int kReads = ", TileRowsName(s.reads),
+      ";\n  static constexpr int kWrites = ", TileRowsName(s.writes), ";\n  static constexpr long long kRows = ",
+      s.dims[s.perm.back()], "LL;\n  static constexpr long long kCols = ", s.dims.back(),
+      "LL;\n  static constexpr long long kInRowStride = ", RowMajorStrides(s.dims)[s.perm.back()],
+      "LL;\n  static constexpr long long kOutColStride = ", OutputStridesByInputDim(s)[rank - 1],
+      "LL;\n  static constexpr long long kN = ", NumElements(s.dims), "LL;\n};\n");
 }
 
 // A thread per output element: its flat index in the operand, then the
@@ -265,18 +249,14 @@ absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& 
   KernelSignature signature(graph, kernel);
   const std::string in = signature.InputName(node.operands[0]);  // empty for kComputed
   const std::string out = signature.OutputName(id);
-  // A tile read or written element by element holds 16 loads a thread in
-  // flight and would take 59 registers (four blocks an SM); asking for six
-  // blocks caps it at 40. Vector tiles take 32 or fewer unasked (eight).
-  const bool element_tile = s.strategy == TransposeStrategy::kTiled && (s.read_vector == 1 || s.write_vector == 1);
-  const std::string min_blocks = element_tile ? absl::StrCat(", ", kElementTileBlocksPerSm) : "";
-  std::string body = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", s.threads, min_blocks, ") ",
-                                  kernel.name, "(",
-                                  signature.ParameterList(), ") {\n  using T = ", StorageType(node.dtype), ";\n");
+  const std::string tile_shape = absl::StrCat(kernel.name, "_tile");
+  std::string body = absl::StrCat(s.strategy == TransposeStrategy::kTiled ? TileShape(s, tile_shape) : "",
+                                  "extern \"C\" __global__ void __launch_bounds__(", s.threads, ") ", kernel.name,
+                                  "(", signature.ParameterList(), ") {\n  using T = ", StorageType(node.dtype), ";\n");
   switch (s.strategy) {
     case TransposeStrategy::kCopy: absl::StrAppend(&body, CopyBody(s, in, out)); break;
     case TransposeStrategy::kRowRun: absl::StrAppend(&body, RowRunBody(s, in, out)); break;
-    case TransposeStrategy::kTiled: absl::StrAppend(&body, TiledBody(s, in, out)); break;
+    case TransposeStrategy::kTiled: absl::StrAppend(&body, TiledBody(s, tile_shape, in, out)); break;
     case TransposeStrategy::kComputed:
       absl::StrAppend(&body, ComputedBody(s, graph.node(node.operands[0]), node.dtype, out));
       break;

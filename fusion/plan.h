@@ -158,6 +158,14 @@ enum class TransposeStrategy {
   kComputed,
 };
 
+// How a tiled transpose moves the rows of one side of its tile (the input's
+// rows when reading, the output's when writing), always as 16-byte vectors.
+enum class TileRows {
+  kAligned,     // every row starts on a vector boundary
+  kStraddling,  // rows start off boundaries: the vectors straddling a row's ends are split
+  kContiguous,  // rows start off boundaries but are whole and adjacent: the tile is one span of vectors
+};
+
 struct TransposeSchedule {
   TransposeStrategy strategy = TransposeStrategy::kCopy;
   // The operand's dims with size-1 dims dropped and dims that stay adjacent
@@ -165,15 +173,14 @@ struct TransposeSchedule {
   Dims dims;
   std::vector<int64_t> perm;
   int element_bytes = 0;
-  // kCopy, kRowRun: elements per vector access, the widest of at most 16
-  // bytes that divides a run (kCopy: 16 bytes, the tail element by element).
+  // Elements per vector access: 16 bytes' worth (kRowRun: the widest of at
+  // most 16 bytes that divides a run; kCopy: the tail element by element).
   int vector_elements = 1;
-  int vectors_per_thread = 0;
+  int vectors_per_thread = 0;  // kCopy, kRowRun
   // kTiled: tiles of tile_rows (along dims[perm.back()], the output's last
-  // dim) x tile_cols (along dims.back(), the input's last dim), read and
-  // written as vectors of read_vector / write_vector elements.
+  // dim) x tile_cols (along dims.back(), the input's last dim).
   int tile_rows = 0, tile_cols = 0;
-  int read_vector = 1, write_vector = 1;
+  TileRows reads = TileRows::kAligned, writes = TileRows::kAligned;
   int threads = 0;     // per block
   int64_t blocks = 0;  // work items, a block each: chunks of vectors, tiles, or (kComputed) a thread's element each
   std::string reason;  // for reports

@@ -33,12 +33,16 @@ int VectorElements(int64_t length, int element_bytes) {
   return v;
 }
 
+TileRows SideRows(int64_t length, int vector_elements, bool whole_and_adjacent) {
+  if (length % vector_elements == 0) return TileRows::kAligned;
+  return whole_and_adjacent ? TileRows::kContiguous : TileRows::kStraddling;
+}
+
 std::string PermString(const std::vector<int64_t>& perm) { return absl::StrCat("[", absl::StrJoin(perm, ","), "]"); }
 
-// "16-byte vectors", "8-byte reads"; "scalar" (or "scalar reads") for one element.
-std::string Vectors(int elements, int element_bytes, absl::string_view noun) {
-  if (elements > 1) return absl::StrCat(elements * element_bytes, "-byte ", noun);
-  return noun == "vectors" ? "scalar" : absl::StrCat("scalar ", noun);
+// "16-byte vectors", "8-byte vectors"; "scalar" for one element.
+std::string Vectors(int elements, int element_bytes) {
+  return elements > 1 ? absl::StrCat(elements * element_bytes, "-byte vectors") : "scalar";
 }
 
 }  // namespace
@@ -131,17 +135,21 @@ TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose) {
   } else if (s.tile_rows < kTileSide) {
     s.tile_cols = static_cast<int>(std::min<int64_t>(PowerOfTwoAtLeast(cols), kTileElements / s.tile_rows));
   }
-  s.read_vector = VectorElements(cols, s.element_bytes);
-  s.write_vector = VectorElements(rows, s.element_bytes);
+  s.vector_elements = kVectorBytes / s.element_bytes;
+  // A tile's input rows are adjacent when the row dim comes right before the
+  // last, and whole when one tile spans the last dim; likewise its output rows.
+  s.reads = SideRows(cols, s.vector_elements, s.perm.back() == rank - 2 && s.tile_cols >= cols);
+  s.writes = SideRows(rows, s.vector_elements, s.perm[rank - 2] == rank - 1 && s.tile_rows >= rows);
   s.blocks = batches * CeilDiv(rows, s.tile_rows) * CeilDiv(cols, s.tile_cols);
   s.reason = absl::StrCat(head, " moves the last dim: ", s.blocks, " tiles of ", s.tile_rows, "x", s.tile_cols,
                           batches > 1 ? absl::StrCat(" over ", batches, " batches") : "",
                           ", staged in shared memory, read along the input's last dim (", cols,
                           ") and written along the output's last dim (", rows, ")");
-  for (auto [length, vector, noun] : {std::tuple{cols, s.read_vector, "reads"}, {rows, s.write_vector, "writes"}}) {
-    if (vector * s.element_bytes < kVectorBytes) {
-      absl::StrAppend(&s.reason, "; rows of ", length, " elements take ", Vectors(vector, s.element_bytes, noun));
-    }
+  for (auto [length, side, noun] : {std::tuple{cols, s.reads, "reads"}, {rows, s.writes, "writes"}}) {
+    if (side == TileRows::kAligned) continue;
+    absl::StrAppend(&s.reason, "; rows of ", length, " elements are no multiple of 16 bytes, so ", noun,
+                    side == TileRows::kStraddling ? " split the vectors straddling their ends"
+                                                  : " move the tile's adjacent rows as one span");
   }
   return s;
 }
@@ -151,14 +159,13 @@ std::string TransposeStrategyText(const TransposeSchedule& s) {
     case TransposeStrategy::kCopy: return "vectorized copy";
     case TransposeStrategy::kComputed: return "computed from indices";
     case TransposeStrategy::kRowRun:
-      return absl::StrCat("row-run copy (", Vectors(s.vector_elements, s.element_bytes, "vectors"), ")");
+      return absl::StrCat("row-run copy (", Vectors(s.vector_elements, s.element_bytes), ")");
     case TransposeStrategy::kTiled: {
-      const std::string sides =
-          s.read_vector == s.write_vector
-              ? Vectors(s.read_vector, s.element_bytes, "vectors")
-              : absl::StrCat(Vectors(s.read_vector, s.element_bytes, "reads"), ", ",
-                             Vectors(s.write_vector, s.element_bytes, "writes"));
-      return absl::StrCat("tiled ", s.tile_rows, "x", s.tile_cols, " (", sides, ")");
+      const std::string tile = absl::StrCat("tiled ", s.tile_rows, "x", s.tile_cols);
+      const bool reads = s.reads == TileRows::kAligned, writes = s.writes == TileRows::kAligned;
+      if (reads && writes) return absl::StrCat(tile, " (16-byte vectors)");
+      return absl::StrCat(tile, " (16-byte, unaligned ", !reads && !writes ? "rows" : !reads ? "reads" : "writes",
+                          ")");
     }
   }
   return "?";

@@ -44,7 +44,7 @@ CollapsedPermutation CollapsePermutation(const Dims& dims, const std::vector<int
 TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose);
 
 // The strategy as reports print it: "vectorized copy", "row-run copy
-// (16-byte vectors)", "tiled 64x64 (16-byte reads, scalar writes)".
+// (16-byte vectors)", "tiled 64x64 (16-byte, unaligned reads)".
 std::string TransposeStrategyText(const TransposeSchedule& s);
 
 }  // namespace kiln

@@ -91,7 +91,8 @@ TEST(TransposeEmitterTest, ABlockPerTileOrChunk) {
   EXPECT_EQ(tiled.launch.grid, 32768u);
   EXPECT_EQ(tiled.launch.block, 256u);
   EXPECT_EQ(tiled.launch.shared_bytes, 0u);
-  EXPECT_THAT(tiled.body, HasSubstr("__shared__ T tile[kTileR * kPitch];"));
+  EXPECT_THAT(tiled.body, HasSubstr("struct f0_transpose_tile {"));
+  EXPECT_THAT(tiled.body, HasSubstr("kiln_transpose_tile<T, Tile>(in0, out0, "));
   const GeneratedKernel runs = EmitOnly(TransposeGraph(DType::kBF16, {8, 16, 1024, 128}, {0, 2, 1, 3}));
   EXPECT_EQ(runs.launch.grid, 2048u);
   // 1024 vectors of a chunk touch at most 1024 / 16 + 2 runs.

@@ -70,8 +70,9 @@ TEST(TransposeScheduleTest, TwoDimsTileWithSixteenByteVectors) {
   EXPECT_EQ(s.strategy, TransposeStrategy::kTiled);
   EXPECT_EQ(s.tile_rows, 64);
   EXPECT_EQ(s.tile_cols, 64);
-  EXPECT_EQ(s.read_vector, 4);
-  EXPECT_EQ(s.write_vector, 4);
+  EXPECT_EQ(s.vector_elements, 4);
+  EXPECT_EQ(s.reads, TileRows::kAligned);
+  EXPECT_EQ(s.writes, TileRows::kAligned);
   EXPECT_EQ(s.threads, 256);
   EXPECT_EQ(s.blocks, 32768);
   EXPECT_EQ(TransposeStrategyText(s), "tiled 64x64 (16-byte vectors)");
@@ -79,8 +80,7 @@ TEST(TransposeScheduleTest, TwoDimsTileWithSixteenByteVectors) {
             "perm [1,0] of [16384,8192] moves the last dim: 32768 tiles of 64x64, staged in shared memory, read "
             "along the input's last dim (8192) and written along the output's last dim (16384)");
   const TransposeSchedule bf16 = Schedule(DType::kBF16, {16384, 8192}, {1, 0});
-  EXPECT_EQ(bf16.read_vector, 8);
-  EXPECT_EQ(bf16.write_vector, 8);
+  EXPECT_EQ(bf16.vector_elements, 8);
   EXPECT_EQ(TransposeStrategyText(bf16), "tiled 64x64 (16-byte vectors)");
 }
 
@@ -101,23 +101,25 @@ TEST(TransposeScheduleTest, BatchedAndCollapsedPermutationsTile) {
   const TransposeSchedule cba = Schedule(DType::kF32, {98, 80, 72}, {2, 1, 0});
   EXPECT_THAT(cba.perm, ElementsAre(2, 1, 0));
   EXPECT_EQ(cba.blocks, 80 * 2 * 2);
-  EXPECT_EQ(TransposeStrategyText(cba), "tiled 64x64 (16-byte reads, 8-byte writes)");
+  EXPECT_EQ(TransposeStrategyText(cba), "tiled 64x64 (16-byte, unaligned writes)");
 }
 
-TEST(TransposeScheduleTest, OddLengthsTakeNarrowerVectors) {
+TEST(TransposeScheduleTest, OddLengthsStillMoveSixteenByteVectors) {
   const TransposeSchedule s = Schedule(DType::kF32, {4093, 8191}, {1, 0});
-  EXPECT_EQ(s.read_vector, 1);
-  EXPECT_EQ(s.write_vector, 1);
+  EXPECT_EQ(s.vector_elements, 4);
+  EXPECT_EQ(s.reads, TileRows::kStraddling);
+  EXPECT_EQ(s.writes, TileRows::kStraddling);
   EXPECT_EQ(s.blocks, 64 * 128);
-  EXPECT_EQ(TransposeStrategyText(s), "tiled 64x64 (scalar)");
+  EXPECT_EQ(TransposeStrategyText(s), "tiled 64x64 (16-byte, unaligned rows)");
   EXPECT_EQ(s.reason,
             "perm [1,0] of [4093,8191] moves the last dim: 8192 tiles of 64x64, staged in shared memory, read along "
-            "the input's last dim (8191) and written along the output's last dim (4093); rows of 8191 elements take "
-            "scalar reads; rows of 4093 elements take scalar writes");
+            "the input's last dim (8191) and written along the output's last dim (4093); rows of 8191 elements are "
+            "no multiple of 16 bytes, so reads split the vectors straddling their ends; rows of 4093 elements are no "
+            "multiple of 16 bytes, so writes split the vectors straddling their ends");
   const TransposeSchedule half = Schedule(DType::kBF16, {130, 200}, {1, 0});
-  EXPECT_EQ(half.read_vector, 8);
-  EXPECT_EQ(half.write_vector, 2);
-  EXPECT_EQ(TransposeStrategyText(half), "tiled 64x64 (16-byte reads, 4-byte writes)");
+  EXPECT_EQ(half.reads, TileRows::kAligned);
+  EXPECT_EQ(half.writes, TileRows::kStraddling);
+  EXPECT_EQ(TransposeStrategyText(half), "tiled 64x64 (16-byte, unaligned writes)");
 }
 
 TEST(TransposeScheduleTest, AShortDimGetsAShortTileAndTheOtherSideGrows) {
@@ -125,12 +127,20 @@ TEST(TransposeScheduleTest, AShortDimGetsAShortTileAndTheOtherSideGrows) {
   EXPECT_EQ(tall.tile_rows, 1024);
   EXPECT_EQ(tall.tile_cols, 4);
   EXPECT_EQ(tall.blocks, 1);
-  EXPECT_EQ(TransposeStrategyText(tall), "tiled 1024x4 (scalar reads, 16-byte writes)");
+  EXPECT_EQ(tall.reads, TileRows::kContiguous);
+  EXPECT_EQ(tall.writes, TileRows::kAligned);
+  EXPECT_EQ(TransposeStrategyText(tall), "tiled 1024x4 (16-byte, unaligned reads)");
+  EXPECT_EQ(tall.reason,
+            "perm [1,0] of [1000,3] moves the last dim: 1 tiles of 1024x4, staged in shared memory, read along the "
+            "input's last dim (3) and written along the output's last dim (1000); rows of 3 elements are no "
+            "multiple of 16 bytes, so reads move the tile's adjacent rows as one span");
   const TransposeSchedule wide = Schedule(DType::kF16, {3, 100000}, {1, 0});
   EXPECT_EQ(wide.tile_rows, 4);
   EXPECT_EQ(wide.tile_cols, 1024);
   EXPECT_EQ(wide.blocks, 98);
-  EXPECT_EQ(TransposeStrategyText(wide), "tiled 4x1024 (16-byte reads, scalar writes)");
+  EXPECT_EQ(wide.reads, TileRows::kAligned);
+  EXPECT_EQ(wide.writes, TileRows::kContiguous);
+  EXPECT_EQ(TransposeStrategyText(wide), "tiled 4x1024 (16-byte, unaligned writes)");
   const TransposeSchedule small = Schedule(DType::kF32, {5, 6, 7}, {2, 1, 0});
   EXPECT_EQ(small.tile_rows, 8);
   EXPECT_EQ(small.tile_cols, 8);
