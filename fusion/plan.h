@@ -182,7 +182,7 @@ struct TransposeSchedule {
   int tile_rows = 0, tile_cols = 0;
   TileRows reads = TileRows::kAligned, writes = TileRows::kAligned;
   int threads = 0;     // per block
-  int64_t blocks = 0;  // work items, a block each: chunks of vectors, tiles, or (kComputed) a thread's element each
+  int64_t blocks = 0;  // work items, a block each: a chunk of vectors, a tile, or (kComputed) `threads` elements
   std::string reason;  // for reports
 };
 

@@ -141,7 +141,8 @@ TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose) {
   s.reads = SideRows(cols, s.vector_elements, s.perm.back() == rank - 2 && s.tile_cols >= cols);
   s.writes = SideRows(rows, s.vector_elements, s.perm[rank - 2] == rank - 1 && s.tile_rows >= rows);
   s.blocks = batches * CeilDiv(rows, s.tile_rows) * CeilDiv(cols, s.tile_cols);
-  s.reason = absl::StrCat(head, " moves the last dim: ", s.blocks, " tiles of ", s.tile_rows, "x", s.tile_cols,
+  s.reason = absl::StrCat(head, " moves the last dim: ", s.blocks, s.blocks == 1 ? " tile of " : " tiles of ",
+                          s.tile_rows, "x", s.tile_cols,
                           batches > 1 ? absl::StrCat(" over ", batches, " batches") : "",
                           ", staged in shared memory, read along the input's last dim (", cols,
                           ") and written along the output's last dim (", rows, ")");

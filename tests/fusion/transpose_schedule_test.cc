@@ -131,7 +131,7 @@ TEST(TransposeScheduleTest, AShortDimGetsAShortTileAndTheOtherSideGrows) {
   EXPECT_EQ(tall.writes, TileRows::kAligned);
   EXPECT_EQ(TransposeStrategyText(tall), "tiled 1024x4 (16-byte, unaligned reads)");
   EXPECT_EQ(tall.reason,
-            "perm [1,0] of [1000,3] moves the last dim: 1 tiles of 1024x4, staged in shared memory, read along the "
+            "perm [1,0] of [1000,3] moves the last dim: 1 tile of 1024x4, staged in shared memory, read along the "
             "input's last dim (3) and written along the output's last dim (1000); rows of 3 elements are no "
             "multiple of 16 bytes, so reads move the tile's adjacent rows as one span");
   const TransposeSchedule wide = Schedule(DType::kF16, {3, 100000}, {1, 0});
