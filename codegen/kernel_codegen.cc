@@ -15,6 +15,7 @@
 #include "codegen/matmul_emitter.h"
 #include "codegen/pointwise_emitter.h"
 #include "codegen/row_emitter.h"
+#include "codegen/transpose_emitter.h"
 #include "fusion/op_class.h"
 #include "fusion/plan_report.h"
 
@@ -103,7 +104,7 @@ absl::StatusOr<GeneratedKernel> GenerateKernel(const Graph& graph, const Kernel&
     case KernelKind::kPointwise: return EmitPointwiseKernel(graph, kernel, limits);
     case KernelKind::kRowReduction: return EmitRowKernel(graph, kernel, limits);
     case KernelKind::kReduction: return EmitAxisReduction(graph, kernel, limits);
-    case KernelKind::kTranspose: return EmitTranspose(graph, kernel, limits);
+    case KernelKind::kTranspose: return EmitTranspose(graph, kernel);
     case KernelKind::kSlice: return EmitSlice(graph, kernel, limits);
     case KernelKind::kAttention: return EmitAttentionKernel(graph, kernel);
     case KernelKind::kMatmul: return EmitMatmulKernel(graph, kernel, limits);

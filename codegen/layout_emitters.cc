@@ -53,15 +53,6 @@ GeneratedKernel EmitStridedCopy(const Graph& graph, const Kernel& kernel, int64_
 
 }  // namespace
 
-absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
-                                              const DeviceLimits& limits) {
-  const Node& node = graph.node(kernel.nodes.front());
-  const std::vector<int64_t> in_strides = RowMajorStrides(graph.node(node.operands[0]).shape);
-  std::vector<int64_t> strides;  // stride in the operand of each output dim
-  for (int64_t p : node.perm) strides.push_back(in_strides[p]);
-  return EmitStridedCopy(graph, kernel, 0, strides, limits);
-}
-
 absl::StatusOr<GeneratedKernel> EmitSlice(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits) {
   const Node& node = graph.node(kernel.nodes.front());
   const std::vector<int64_t> in_strides = RowMajorStrides(graph.node(node.operands[0]).shape);

@@ -1,7 +1,9 @@
-// CUDA for the layout kernels that run alone: a transpose and a slice (a
-// thread per output element, reading through the permuted or strided index).
+// CUDA for the slice kernel that runs alone: a thread per output element,
+// reading through the strided index. Transposes and reductions over other
+// axes have emitters of their own (codegen/transpose_emitter.h,
+// codegen/axis_reduction_emitter.h).
 //
-//   absl::StatusOr<GeneratedKernel> k = EmitTranspose(graph, kernel, limits);
+//   absl::StatusOr<GeneratedKernel> k = EmitSlice(graph, kernel, limits);
 #ifndef KILN_CODEGEN_LAYOUT_EMITTERS_H_
 #define KILN_CODEGEN_LAYOUT_EMITTERS_H_
 
@@ -12,8 +14,6 @@
 
 namespace kiln {
 
-absl::StatusOr<GeneratedKernel> EmitTranspose(const Graph& graph, const Kernel& kernel,
-                                              const DeviceLimits& limits);
 absl::StatusOr<GeneratedKernel> EmitSlice(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits);
 
 }  // namespace kiln

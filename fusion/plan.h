@@ -183,6 +183,46 @@ struct AxisReductionSchedule {
   bool collapsed() const { return outer_axes.size() <= 1 && reduced_axes.size() <= 1; }
 };
 
+// How a transpose kernel moves its tensor (fusion/transpose_schedule.h):
+// the permutation collapsed to its fewest dims, and the strategy that suits
+// what is left of it.
+enum class TransposeStrategy {
+  kCopy,    // nothing moves but dims of size 1: a vectorized copy
+  kRowRun,  // the last dim stays last: contiguous runs copied as vectors
+  kTiled,   // the last dim moves: tiles staged in shared memory, coalesced both ways
+  // The operand is computed where it is read (an iota or a scalar constant):
+  // each output element computes its value from its index.
+  kComputed,
+};
+
+// How a tiled transpose moves the rows of one side of its tile (the input's
+// rows when reading, the output's when writing), always as 16-byte vectors.
+enum class TileRows {
+  kAligned,     // every row starts on a vector boundary
+  kStraddling,  // rows start off boundaries: the vectors straddling a row's ends are split
+  kContiguous,  // rows start off boundaries but are whole and adjacent: the tile is one span of vectors
+};
+
+struct TransposeSchedule {
+  TransposeStrategy strategy = TransposeStrategy::kCopy;
+  // The operand's dims with size-1 dims dropped and dims that stay adjacent
+  // and in order merged; output dim i is dims[perm[i]].
+  Dims dims;
+  std::vector<int64_t> perm;
+  int element_bytes = 0;
+  // Elements per vector access: 16 bytes' worth (kRowRun: the widest of at
+  // most 16 bytes that divides a run; kCopy: the tail element by element).
+  int vector_elements = 1;
+  int vectors_per_thread = 0;  // kCopy, kRowRun
+  // kTiled: tiles of tile_rows (along dims[perm.back()], the output's last
+  // dim) x tile_cols (along dims.back(), the input's last dim).
+  int tile_rows = 0, tile_cols = 0;
+  TileRows reads = TileRows::kAligned, writes = TileRows::kAligned;
+  int threads = 0;     // per block
+  int64_t blocks = 0;  // work items, a block each: a chunk of vectors, a tile, or (kComputed) `threads` elements
+  std::string reason;  // for reports
+};
+
 struct Traffic {
   int64_t bytes_read = 0;
   int64_t bytes_written = 0;
@@ -199,9 +239,11 @@ struct Kernel {
   std::vector<NodeId> outputs;  // nodes materialized by this kernel
   // The kind's own schedule: RowSchedule for kRowReduction, MatmulSchedule
   // for kMatmul, AttentionSchedule for kAttention, AxisReductionSchedule for
-  // kReduction; none for the other kinds.
+  // kReduction, TransposeSchedule for kTranspose; none for the other kinds.
   // The accessors check that the kernel has that one.
-  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule, AxisReductionSchedule> schedule;
+  std::variant<std::monostate, RowSchedule, MatmulSchedule, AttentionSchedule, AxisReductionSchedule,
+               TransposeSchedule>
+      schedule;
   Traffic traffic;
   template <typename S>
   const S& Scheduled() const {
@@ -220,6 +262,7 @@ struct Kernel {
   const AttentionSchedule& attention() const { return Scheduled<AttentionSchedule>(); }
   AttentionSchedule& attention() { return Scheduled<AttentionSchedule>(); }
   const AxisReductionSchedule& axis_reduction() const { return Scheduled<AxisReductionSchedule>(); }
+  const TransposeSchedule& transpose() const { return Scheduled<TransposeSchedule>(); }
   std::string Strategy() const;  // printable, e.g. "looped (online softmax, 2 passes)"
   std::string Reason() const;    // why this schedule; empty for kinds that have only one
 };

@@ -16,6 +16,7 @@
 #include "fusion/operand_layout.h"
 #include "fusion/row_schedule.h"
 #include "fusion/traffic.h"
+#include "fusion/transpose_schedule.h"
 #include "graph/verifier.h"
 
 namespace kiln {
@@ -105,7 +106,7 @@ std::string Kernel::Strategy() const {
       return absl::StrCat("flash, ", a.block_q, " query rows x ", a.block_kv, " keys, ", a.stages, " stages",
                           a.causal ? ", causal" : "");
     }
-    case KernelKind::kTranspose:
+    case KernelKind::kTranspose: return TransposeStrategyText(transpose());
     case KernelKind::kSlice: return "index-mapped copy";
   }
   return "?";
@@ -117,6 +118,7 @@ std::string Kernel::Reason() const {
     case KernelKind::kMatmul: return matmul().reason;
     case KernelKind::kAttention: return attention().reason;
     case KernelKind::kReduction: return axis_reduction().reason;
+    case KernelKind::kTranspose: return transpose().reason;
     default: return "";
   }
 }
@@ -204,6 +206,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
       // A matmul starts its group: consumers join it, it never joins another.
       kernel.schedule = ScheduleMatmul(graph, kernel, folded, limits);
     }
+    if (kernel.kind == KernelKind::kTranspose) kernel.schedule = ScheduleTranspose(graph, group.nodes.front());
     if (kernel.kind == KernelKind::kAttention) {
       for (const AttentionChain& chain : chains) {
         if (plan.kernel_of[chain.output] == gid) kernel.schedule = ScheduleAttention(graph, chain, folded, limits);
