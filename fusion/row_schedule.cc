@@ -188,8 +188,9 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
   }
   if (limits_.supports_clusters && held_bytes <= cluster_budget) {
     s.strategy = RowStrategy::kClusterPersistent;
-    // The smallest cluster that holds the row: on the H200 softmax [512, 131072]
-    // ran in 217 us with clusters of 4 against 224 us with clusters of 8.
+    // Too long for two blocks an SM: the smallest cluster of full-budget
+    // blocks that holds the row (at one block an SM, softmax [512, 131072]
+    // ran on the H200 in 217 us with clusters of 4, 224 us with clusters of 8).
     s.cluster_blocks = std::min(PowerOfTwoAtLeast(CeilDiv(held_bytes, block_budget)), limits_.max_cluster_blocks);
     s.threads = std::clamp(
         PowerOfTwoAtLeast(CeilDiv(length, int64_t{kTargetValuesPerThread} * s.cluster_blocks)), 128,
