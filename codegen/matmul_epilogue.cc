@@ -39,12 +39,14 @@ std::string RoundedAccumulator(DType dtype, absl::string_view acc) {
 MatmulEpilogue::MatmulEpilogue(const Graph& graph, const Kernel& kernel, const KernelSignature& signature)
     : graph_(graph), kernel_(kernel), signature_(signature) {}
 
-std::string MatmulEpilogue::BatchPolicy(absl::string_view name) const {
+std::string MatmulEpilogue::BatchPolicy(absl::string_view name, bool swapped) const {
   const MatmulSchedule& s = kernel_.matmul();
+  const MatmulOperand& a = swapped ? s.b : s.a;
+  const MatmulOperand& b = swapped ? s.a : s.b;
   return absl::StrCat("struct ", name, " {\n  static __device__ __forceinline__ int a(int batch) { return ",
-                      OperandBatch(s.batch_dims, s.a.batch_dims, "batch"),
+                      OperandBatch(s.batch_dims, a.batch_dims, "batch"),
                       "; }\n  static __device__ __forceinline__ int b(int batch) { return ",
-                      OperandBatch(s.batch_dims, s.b.batch_dims, "batch"), "; }\n};\n");
+                      OperandBatch(s.batch_dims, b.batch_dims, "batch"), "; }\n};\n");
 }
 
 std::string CoordinateIndex(const Dims& operand, const Dims& out, int64_t kernel_rows, const ElementCoordinates& at) {

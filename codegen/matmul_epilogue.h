@@ -48,8 +48,9 @@ class MatmulEpilogue {
   MatmulEpilogue(const Graph& graph, const Kernel& kernel, const KernelSignature& signature);
 
   // A struct `name` with static int a(int batch) and b(int batch): the
-  // matrix of each operand that output batch `batch` multiplies.
-  std::string BatchPolicy(absl::string_view name) const;
+  // matrix of each operand that output batch `batch` multiplies; swapped,
+  // a() is B's and b() A's, for a kernel that computes Cᵀ = Bᵀ·Aᵀ.
+  std::string BatchPolicy(absl::string_view name, bool swapped = false) const;
 
   // Appends statements computing `targets` (outputs of the kernel) for the
   // accumulator named `acc` at `at`, and returns each target's value

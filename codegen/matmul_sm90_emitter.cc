@@ -14,20 +14,20 @@ namespace kiln {
 namespace {
 
 constexpr int kSwizzleBytes = 128;  // one row of a 128-byte-swizzled box
-constexpr int kBoxSide = 64;        // 16-bit elements in that row
 
 // The TMA view of one operand's memory. K-major operands (A as stored
 // [M,K], B as [N,K]) are read a whole K slice at a time; MN-major ones in
-// boxes of 64 columns (see kiln_sm90_gemm.cuh).
+// boxes of 128 bytes of columns (see kiln_sm90_gemm.cuh).
 TensorMapSpec OperandMap(const Graph& graph, const MatmulOperand& operand, int64_t rows, int64_t cols,
                          bool k_major, int tile_rows) {
   const Node& node = graph.node(operand.node);
   const int64_t size = DTypeSize(node.dtype);
+  const int side = static_cast<int>(kSwizzleBytes / size);  // elements in one swizzle row
   TensorMapSpec spec;
   spec.dtype = node.dtype;
   spec.dims = {cols, rows, NumElements(operand.batch_dims)};
   spec.strides = {cols * size, rows * cols * size};
-  spec.box = {kBoxSide, k_major ? tile_rows : kBoxSide, 1};
+  spec.box = {side, k_major ? tile_rows : side, 1};
   return spec;
 }
 
@@ -36,6 +36,30 @@ std::string Bool(bool b) { return b ? "true" : "false"; }
 // The declaration of the pair's flat index, where the element code reads it.
 std::string FlatIndexIfUsed(const std::string& declaration, const std::string& code) {
   return code.find("(i0 + ") == std::string::npos ? "" : declaration;
+}
+
+// The product as the kernel iterates it: C = A·B, or Cᵀ = Bᵀ·Aᵀ where the
+// operands swap (MatmulSchedule::swap_operands). Rows, columns and tiles
+// are the kernel's; `a` is the operand it reads as A.
+struct KernelProduct {
+  int64_t m, n;
+  int block_m, block_n;
+  const MatmulOperand* a;
+  const MatmulOperand* b;
+  bool a_mn_major, b_mn_major;
+};
+
+KernelProduct ProductOf(const MatmulSchedule& s) {
+  // A: [M,K] row-major is K-major; stored transposed ([K,M]) it is M-major.
+  // B: [K,N] row-major is N-major; stored transposed ([N,K]) it is K-major.
+  // Swapped, Bᵀ is the kernel's A: row-major B is its M-major storage; and
+  // Aᵀ the kernel's B: row-major A is its K-major storage.
+  if (s.swap_operands) {
+    return {.m = s.n, .n = s.m, .block_m = s.config.block_n, .block_n = s.config.block_m, .a = &s.b, .b = &s.a,
+            .a_mn_major = !s.b.transposed, .b_mn_major = s.a.transposed};
+  }
+  return {.m = s.m, .n = s.n, .block_m = s.config.block_m, .block_n = s.config.block_n, .a = &s.a, .b = &s.b,
+          .a_mn_major = s.a.transposed, .b_mn_major = !s.b.transposed};
 }
 
 }  // namespace
@@ -49,23 +73,21 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   const DType dtype = graph.node(matmul).dtype;
   KernelSignature signature(graph, kernel);
   MatmulEpilogue epilogue(graph, kernel, signature);
+  const KernelProduct p = ProductOf(s);
+  const bool transposed_output = s.swap_operands;
 
-  // A: [M,K] row-major is K-major; stored transposed ([K,M]) it is M-major.
-  // B: [K,N] row-major is N-major; stored transposed ([N,K]) it is K-major.
-  const bool a_mn_major = s.a.transposed;
-  const bool b_mn_major = !s.b.transposed;
   const std::string map_a = signature.AddTensorMap(
-      s.a.node, OperandMap(graph, s.a, a_mn_major ? s.k : s.m, a_mn_major ? s.m : s.k, !a_mn_major, c.block_m),
+      p.a->node, OperandMap(graph, *p.a, p.a_mn_major ? s.k : p.m, p.a_mn_major ? p.m : s.k, !p.a_mn_major, p.block_m),
       false);
   const std::string map_b = signature.AddTensorMap(
-      s.b.node, OperandMap(graph, s.b, b_mn_major ? s.k : s.n, b_mn_major ? s.n : s.k, !b_mn_major, c.block_n),
+      p.b->node, OperandMap(graph, *p.b, p.b_mn_major ? s.k : p.n, p.b_mn_major ? p.n : s.k, !p.b_mn_major, p.block_n),
       false);
   // The operands' pointers are needed only where the epilogue reads them too.
   for (const NodeId operand : {s.a.node, s.b.node}) {
     bool read_by_epilogue = false;
     for (NodeId n : kernel.nodes) {
       if (n == matmul) continue;
-      for (NodeId p : graph.node(n).operands) read_by_epilogue |= p == operand;
+      for (NodeId q : graph.node(n).operands) read_by_epilogue |= q == operand;
     }
     if (!read_by_epilogue) signature.OmitPointer(operand);
   }
@@ -84,20 +106,24 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     spec.dtype = out_dtype;
     spec.dims = {s.n, s.m, s.batch};
     spec.strides = {s.n * size, s.m * s.n * size};
-    // A consumer stores the rows of the tile it owns.
-    spec.box = {static_cast<int>(kSwizzleBytes / size), c.pingpong ? c.block_m : c.block_m / 2, 1};
+    // A consumer stores the rows of the tile it owns; transposed, those rows
+    // are C's columns, and its box spans all of the kernel tile's columns.
+    const int consumer_rows = c.pingpong ? p.block_m : p.block_m / 2;
+    spec.box = {static_cast<int>(kSwizzleBytes / size), transposed_output ? p.block_n : consumer_rows, 1};
     staged.push_back({output, signature.AddTensorMap(output, spec, true)});
     signature.OmitPointer(output);
   }
 
   const std::string mma = absl::StrCat(kernel.name, "_mma");
   const std::string batches = absl::StrCat(kernel.name, "_batches");
-  std::string body = absl::StrCat(WgmmaInstruction(mma, c.block_n, dtype), epilogue.BatchPolicy(batches));
+  const std::string instruction = s.operand_bytes == 4 ? WgmmaInstructionRegisterA(mma, p.block_n, dtype, false)
+                                                       : WgmmaInstruction(mma, p.block_n, dtype);
+  std::string body = absl::StrCat(instruction, epilogue.BatchPolicy(batches, transposed_output));
   absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
-                  signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", s.m, "LL, ", s.n, "LL, ", s.k,
-                  "LL, ", s.batch, ", ", c.block_m, ", ", c.block_n, ", ", c.stages, ", ", Bool(a_mn_major), ", ",
-                  Bool(b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ", mma, ", ",
-                  batches, ">;\n",
+                  signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", p.m, "LL, ", p.n, "LL, ", s.k,
+                  "LL, ", s.batch, ", ", p.block_m, ", ", p.block_n, ", ", c.stages, ", ", Bool(p.a_mn_major), ", ",
+                  Bool(p.b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ",
+                  s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ", batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
                   ", \"launch shape\");\n", "  extern __shared__ unsigned char shared_bytes[];\n",
@@ -109,31 +135,49 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
 
   // The flat output index of (row, col), once per pair: every output has the
-  // matmul's shape.
+  // matmul's shape. A pair is two adjacent accumulators: C's (row, col) and
+  // (row, col + 1), or, transposed, C's (row, col) and (row + 1, col); the
+  // pair's callback names its kernel coordinates so that `row` and `col`
+  // are always C's.
   const std::string first = absl::StrCat("        const long long i0 = (static_cast<long long>(tile.batch) * ", s.m,
                                          "LL + row) * ", s.n, "LL + col;\n");
-  auto at = [](int e) {
+  const std::string coordinates = transposed_output ? "int col, int row" : "int row, int col";
+  const std::string pair_parameters = absl::StrCat("int r, int c, ", coordinates, ", float acc0, float acc1");
+  auto at = [&](int e) {
+    if (transposed_output) {
+      return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e * s.n, "LL)"), .batch = "tile.batch",
+                                .row = absl::StrCat("(row + ", e, ")"), .col = "col"};
+    }
     return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e, ")"), .batch = "tile.batch", .row = "row",
                               .col = absl::StrCat("(col + ", e, ")")};
   };
+  // Whether element e of a pair lies inside C: the second of a transposed
+  // pair may lie past the last row, where M is odd.
+  auto inside = [&](int e) {
+    return transposed_output ? absl::StrCat("row + ", e, " < ", s.m) : absl::StrCat("col + ", e, " < ", s.n, "LL");
+  };
+  const std::string pair_outside = absl::StrCat("row >= ", s.m, " || col >= ", s.n);
   for (const auto& [output, map] : staged) {
     const std::string type = StorageType(graph.node(output).dtype);
     std::string pair_code;
-    std::string stored[2];
     for (int e = 0; e < 2; ++e) {
       std::string element;
       absl::StatusOr<StoredValues> values = epilogue.Emit({output}, absl::StrCat("acc", e), at(e), "          ", element);
       if (!values.ok()) return values.status();
-      stored[e] = absl::StrCat("s", e);
-      absl::StrAppend(&pair_code, "        ", type, " ", stored[e], ";\n        {\n", element, "          ",
-                      stored[e], " = ", (*values)[output], ";\n        }\n");
+      const std::string stored = absl::StrCat("s", e);
+      const std::string compute = absl::StrCat("        {\n", element, "          ", stored, " = ", (*values)[output],
+                                               ";\n        }\n");
+      // Staged elements past C's edge are clipped by the TMA store; they
+      // are zero rather than computed from operands read out of bounds.
+      absl::StrAppend(&pair_code, "        ", type, " ", stored, " = 0;\n",
+                      e == 1 && transposed_output ? absl::StrCat("        if (", inside(e), ")\n", compute) : compute);
     }
-    absl::StrAppend(&body, "      consumer.staging_acquire();\n",
-                    "      consumer.for_each_pair(tile, [&](int r, int c, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, " || col >= ", s.n, ") return;\n", FlatIndexIfUsed(first, pair_code),
-                    pair_code,
-                    "        consumer.stage_pair<", type, ">(r, c, s0, s1);\n", "      });\n",
-                    "      consumer.store_staged<", type, ">(&", map, ", tile);\n");
+    absl::StrAppend(&body, "      consumer.staging_acquire();\n", "      consumer.for_each_pair(tile, [&](",
+                    pair_parameters, ") {\n", "        if (", pair_outside, ") return;\n",
+                    FlatIndexIfUsed(first, pair_code), pair_code, "        consumer.stage_pair",
+                    transposed_output ? "_transposed" : "", "<", type, ">(r, c, s0, s1);\n", "      });\n",
+                    "      consumer.store_staged", transposed_output ? "_transposed" : "", "<", type, ">(&", map,
+                    ", tile);\n");
   }
   if (!direct.empty()) {
     std::string element_code[2];
@@ -145,13 +189,13 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
         absl::StrAppend(&element, "          ", signature.OutputName(output), "[", at(e).flat, "] = ",
                         (*values)[output], ";\n");
       }
-      element_code[e] = absl::StrCat("        if (col + ", e, " < ", s.n, "LL) {\n", element, "        }\n");
+      element_code[e] = absl::StrCat("        if (", inside(e), ") {\n", element, "        }\n");
     }
-    absl::StrAppend(&body,
-                    "      consumer.for_each_pair(tile, [&](int, int, int row, int col, float acc0, float acc1) {\n",
-                    "        if (row >= ", s.m, ") return;\n",
-                    FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])), element_code[0],
-                    element_code[1], "      });\n");
+    absl::StrAppend(&body, "      consumer.for_each_pair(tile, [&](int, int, ", coordinates,
+                    ", float acc0, float acc1) {\n", "        if (",
+                    transposed_output ? absl::StrCat("col >= ", s.n) : absl::StrCat("row >= ", s.m),
+                    ") return;\n", FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])),
+                    element_code[0], element_code[1], "      });\n");
   }
   absl::StrAppend(&body, "    }\n    consumer.finish();\n  }\n}\n");
 

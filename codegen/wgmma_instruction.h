@@ -21,6 +21,8 @@ std::string WgmmaInstruction(absl::string_view name, int n, DType dtype);
 
 // The same product with A (64x16, four registers of two 16-bit values) read
 // from registers: attention's P, never stored. B is MN-major when trans_b.
+// For kF32 it is m64n<n>k8 on tf32 (A's four registers one value each, B
+// K-major: tf32 has no transposed operand): the tf32 matmul's main loop.
 //   struct name { static void run(float (&d)[n/2], const unsigned (&a)[4], unsigned long long b); };
 std::string WgmmaInstructionRegisterA(absl::string_view name, int n, DType dtype, bool trans_b);
 

@@ -1,6 +1,7 @@
 #include "fusion/matmul_candidates.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "fusion/matmul_schedule.h"
 #include "graph/int_math.h"
@@ -32,9 +33,12 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
     if (s.tier == MatmulTier::kFfma) {
       for (int bm : {128, 256}) add({.block_m = bm, .block_n = 128, .block_k = 8, .stages = 2, .group_m = group});
     } else if (s.tier == MatmulTier::kWgmma) {
+      // The tiles are the kernel's: Cᵀ's where tf32 swaps the operands.
       auto add_wgmma = [&](int bm, int bn, bool pingpong) {
+        if (s.swap_operands) std::swap(bm, bn);
         if (Oversized(s, bm, bn)) return;
-        MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = 64, .stages = 8, .group_m = group, .pingpong = pingpong};
+        MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = WgmmaBlockK(s.operand_bytes), .stages = 8,
+                       .group_m = group, .pingpong = pingpong};
         // As many stages as fit beside the staging tiles.
         while (c.stages > 2 && WgmmaSharedBytes(c, s.staging_element_bytes) > limits.shared_bytes_per_block) --c.stages;
         add(c);

@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -121,27 +122,41 @@ absl::Status ValidateFfma(const MatmulConfig& c, const DeviceLimits& limits, abs
   return FitsSharedMemory(FfmaSharedBytes(c), limits, name);
 }
 
-absl::Status ValidateWgmma(const MatmulConfig& c, int staging_element_bytes, const DeviceLimits& limits,
+// The tile as the kernel iterates it: C's, or Cᵀ's when the operands swap.
+MatmulConfig KernelTile(MatmulConfig c, bool swap_operands) {
+  if (swap_operands) std::swap(c.block_m, c.block_n);
+  return c;
+}
+
+absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, const DeviceLimits& limits,
                            absl::string_view name) {
+  const MatmulConfig c = KernelTile(config, s.swap_operands);
+  if (s.operand_bytes == 4 && c.pingpong) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": tf32 tiles are cooperative, not ping-pong"));
+  }
   // A consumer warpgroup owns half the rows (cooperative) or all of them
   // (ping-pong), 64 or 128, and keeps its 64-row slabs' accumulators
-  // (block_n / 2 registers each) in 128 registers.
+  // (block_n / 2 registers each) in 128 registers. Swapped operands give
+  // the kernel C's columns as rows: the rule holds for the kernel's tile.
+  const std::string swapped = s.swap_operands ? " (of Cᵀ: tf32 swaps the operands)" : "";
   if (c.pingpong) {
     if (!OneOf(c.block_m, {64, 128}) || !OneOf(c.block_n, {64, 128, 192, 256}) ||
         (c.block_m == 128 && c.block_n > 128)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(name, ": ping-pong wgmma tiles are 64 x (64, 128, 192 or 256), or 128 x (64 or 128)"));
+          absl::StrCat(name, ": ping-pong wgmma tiles are 64 x (64, 128, 192 or 256), or 128 x (64 or 128)", swapped));
     }
   } else if (!OneOf(c.block_m, {128, 256}) || !OneOf(c.block_n, {64, 128, 192, 256}) ||
              (c.block_m == 256 && c.block_n > 128)) {
     return absl::InvalidArgumentError(
-        absl::StrCat(name, ": wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or 128)"));
+        absl::StrCat(name, ": wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or 128)", swapped));
   }
-  if (c.block_k != 64) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": the wgmma K step is 64 (one 128-byte swizzle row)"));
+  if (c.block_k != WgmmaBlockK(s.operand_bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": the wgmma K step for ", s.operand_bytes,
+                                                   "-byte operands is ", WgmmaBlockK(s.operand_bytes),
+                                                   " (one 128-byte swizzle row)"));
   }
-  if (absl::Status s = ValidateGroup(c, name); !s.ok()) return s;
-  return FitsSharedMemory(WgmmaSharedBytes(c, staging_element_bytes), limits, name);
+  if (absl::Status st = ValidateGroup(c, name); !st.ok()) return st;
+  return FitsSharedMemory(WgmmaSharedBytes(c, s.staging_element_bytes), limits, name);
 }
 
 // The most stages (up to kMaxStages) that fit beside the staging tiles.
@@ -151,14 +166,19 @@ MatmulConfig WithMostStages(MatmulConfig c, int staging_element_bytes, const Dev
   return c;
 }
 
-std::string TierReason(const Graph& graph, const MatmulSchedule& s, DType dtype, const absl::Status& wgmma) {
+std::string TierReason(const Graph& graph, const MatmulSchedule& s, DType dtype, const absl::Status& wgmma,
+                       const PlanOptions& options) {
   const int64_t per_16_bytes = 16 / DTypeSize(dtype);
   std::string reason;
   switch (s.tier) {
     case MatmulTier::kWgmma:
-      reason = absl::StrCat(DTypeName(dtype),
+      reason = absl::StrCat(DTypeName(dtype), dtype == DType::kF32 ? " as tf32 (allowed)" : "",
                             " on tensor cores (wgmma + TMA, producer and consumer warpgroups, persistent grid, "
                             "fp32 accumulators)");
+      if (s.swap_operands) {
+        absl::StrAppend(&reason, "; computed as Cᵀ = Bᵀ·Aᵀ, since tf32 reads only K-major operands from shared "
+                                 "memory and B is row-major");
+      }
       break;
     case MatmulTier::kMmaSync:
       reason = absl::StrCat(DTypeName(dtype), " on tensor cores (mma.sync, fp32 accumulators)");
@@ -166,6 +186,7 @@ std::string TierReason(const Graph& graph, const MatmulSchedule& s, DType dtype,
       break;
     case MatmulTier::kFfma:
       reason = absl::StrCat(DTypeName(dtype), " on CUDA cores (FFMA, exact fp32 rather than tf32)");
+      if (options.allow_tf32) absl::StrAppend(&reason, ", not tf32: ", wgmma.message());
       break;
   }
   for (const auto& [operand, label] : {std::pair{&s.a, "A"}, std::pair{&s.b, "B"}}) {
@@ -192,8 +213,10 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
 
 }  // namespace
 
+int WgmmaBlockK(int operand_bytes) { return 128 / operand_bytes; }
+
 int64_t WgmmaSharedBytes(const MatmulConfig& c, int staging_element_bytes) {
-  const int64_t stage = int64_t{c.block_m + c.block_n} * c.block_k * 2;
+  const int64_t stage = int64_t{c.block_m + c.block_n} * 128;
   // One staging tile per consumer: half the block's rows each, or all of them.
   const int64_t staging = int64_t{c.block_m} * (c.pingpong ? 2 : 1) * c.block_n * staging_element_bytes;
   // Barriers: full and empty per stage, and a turn per consumer for ping-pong.
@@ -218,21 +241,32 @@ MatmulOperand DescribeMatmulOperand(const Graph& graph, NodeId matmul, int index
 }
 
 absl::Status WgmmaCanRun(const Graph& graph, NodeId matmul, const MatmulOperand& a, const MatmulOperand& b,
-                         const DeviceLimits& limits) {
+                         const DeviceLimits& limits, const PlanOptions& options) {
   const Node& node = graph.node(matmul);
   if (!limits.HasWgmma()) {
     return absl::FailedPreconditionError(absl::StrCat("it needs compute capability 9.0 (sm_90a); the device has ",
                                                       limits.compute_capability / 10, ".",
                                                       limits.compute_capability % 10));
   }
-  if (node.dtype != DType::kBF16 && node.dtype != DType::kF16) {
+  const bool tf32 = node.dtype == DType::kF32 && options.allow_tf32;
+  if (node.dtype == DType::kF32 && !tf32) {
+    return absl::FailedPreconditionError("f32 runs on tensor cores only as tf32, which is not allowed (--allow-tf32)");
+  }
+  if (node.dtype != DType::kBF16 && node.dtype != DType::kF16 && !tf32) {
     return absl::FailedPreconditionError("its operands are not 16-bit floats");
+  }
+  // tf32 wgmma reads its shared-memory operand K-major only; the other comes
+  // from registers in either layout (see MatmulSchedule::swap_operands).
+  if (tf32 && a.transposed && !b.transposed) {
+    return absl::FailedPreconditionError(
+        "tf32 needs one operand K-major, and A is stored transposed ([K, M]) while B is row-major ([K, N])");
   }
   const int64_t m = node.shape[node.shape.size() - 2], n = node.shape.back();
   const int64_t k = graph.node(node.operands[0]).shape.back();
   // TMA reads rows whose starts are 16 bytes apart: the contiguous dim.
+  const int64_t per_16_bytes = 16 / DTypeSize(node.dtype);
   for (const auto& [label, contiguous] : {std::pair{"A", a.transposed ? m : k}, std::pair{"B", b.transposed ? k : n}}) {
-    if (contiguous % 8 != 0) {
+    if (contiguous % per_16_bytes != 0) {
       return absl::FailedPreconditionError(absl::StrCat("TMA cannot read ", label, ": its rows of ", contiguous,
                                                         " elements are not a multiple of 16 bytes"));
     }
@@ -253,7 +287,7 @@ absl::Status WgmmaCanRun(const Graph& graph, NodeId matmul, const MatmulOperand&
 }
 
 MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const std::vector<bool>& folded,
-                              const DeviceLimits& limits) {
+                              const DeviceLimits& limits, const PlanOptions& options) {
   const NodeId matmul = kernel.nodes.front();
   const Node& node = graph.node(matmul);
   MatmulSchedule s;
@@ -279,14 +313,18 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
   const int64_t per_16_bytes = 16 / DTypeSize(node.dtype);
   s.vector_copies = s.k % per_16_bytes == 0 && s.n % per_16_bytes == 0;
 
-  const absl::Status wgmma = WgmmaCanRun(graph, matmul, s.a, s.b, limits);
+  const absl::Status wgmma = WgmmaCanRun(graph, matmul, s.a, s.b, limits, options);
   const int staging = StagingElementBytes(graph, kernel, s.n);
   if (node.dtype == DType::kF32) {
-    s.tier = MatmulTier::kFfma;
+    s.tier = wgmma.ok() ? MatmulTier::kWgmma : MatmulTier::kFfma;
   } else {
     s.tier = wgmma.ok() ? MatmulTier::kWgmma : MatmulTier::kMmaSync;
   }
-  if (s.tier == MatmulTier::kWgmma) s.staging_element_bytes = staging;
+  if (s.tier == MatmulTier::kWgmma) {
+    s.staging_element_bytes = staging;
+    s.operand_bytes = static_cast<int>(DTypeSize(node.dtype));
+    s.swap_operands = node.dtype == DType::kF32 && !s.b.transposed;
+  }
 
   // Among the tiles that give every SM a block, the one with the least
   // estimated time: whole waves of resident blocks, each wave as long as its
@@ -304,6 +342,9 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
     double best_time = -1;
     for (TileCandidate c : tiles) {
       if (s.tier == MatmulTier::kWgmma) {
+        // The table is in the kernel's terms, at 16-bit operands.
+        c.config = KernelTile(c.config, s.swap_operands);
+        c.config.block_k = WgmmaBlockK(s.operand_bytes);
         c.config = WithMostStages(c.config, s.staging_element_bytes, limits);
         if (WgmmaSharedBytes(c.config, s.staging_element_bytes) > limits.shared_bytes_per_block) continue;
       }
@@ -323,7 +364,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
       --best.config.stages;
     }
   }
-  s.tier_reason = absl::StrCat(TierReason(graph, s, node.dtype, wgmma), batch_note);
+  s.tier_reason = absl::StrCat(TierReason(graph, s, node.dtype, wgmma, options), batch_note);
   // The heuristic's tiles are valid by construction, except on a device with
   // less shared memory than two mma.sync stages need: the error says so.
   if (absl::Status applied = ApplyMatmulConfig(best.config, "heuristic", limits, s); !applied.ok()) {
@@ -364,7 +405,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       break;
     }
     case MatmulTier::kWgmma: {
-      if (absl::Status st = ValidateWgmma(config, s.staging_element_bytes, limits, name); !st.ok()) return st;
+      if (absl::Status st = ValidateWgmma(config, s, limits, name); !st.ok()) return st;
       s.threads = 384;
       s.warps_m = s.warps_n = 0;
       s.shared_bytes = WgmmaSharedBytes(config, s.staging_element_bytes);

@@ -1,10 +1,11 @@
 // Chooses how a matmul kernel runs: the main-loop tier (wgmma on sm_90a for
-// f16/bf16 operands TMA can read, mma.sync for other f16/bf16, exact FFMA for
-// f32), how it reads each operand (layout, batch broadcasting), and a tile
+// f16/bf16 operands TMA can read, and for f32 ones as tf32 where PlanOptions
+// allow it; mma.sync for other f16/bf16; exact FFMA for f32), how it reads
+// each operand (layout, batch broadcasting), and a tile
 // config chosen by how evenly the tiles fill the device's SMs. A tuner or the
 // user may replace the config afterwards with ApplyMatmulConfig.
 //
-//   MatmulSchedule s = ScheduleMatmul(graph, kernel, folded, limits);
+//   MatmulSchedule s = ScheduleMatmul(graph, kernel, folded, limits, PlanOptions{});
 //   s.tier                       // MatmulTier::kWgmma for bf16 8192^3 on an H200
 //   s.config.ToString()          // "128x256x64:3:8"
 //   s.reason                     // "bf16 on tensor cores (wgmma + TMA, ...); 128x256 tiles: ..."
@@ -19,6 +20,7 @@
 #include "absl/types/span.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
+#include "fusion/plan_options.h"
 #include "graph/graph.h"
 
 namespace kiln {
@@ -28,14 +30,14 @@ namespace kiln {
 MatmulOperand DescribeMatmulOperand(const Graph& graph, NodeId matmul, int index, const std::vector<bool>& folded);
 
 // OK when the wgmma tier can run `matmul` reading its operands as `a` and `b`
-// on `limits`' device; otherwise FailedPrecondition saying why not.
+// on `limits`' device with `options`; otherwise FailedPrecondition saying why not.
 absl::Status WgmmaCanRun(const Graph& graph, NodeId matmul, const MatmulOperand& a, const MatmulOperand& b,
-                         const DeviceLimits& limits);
+                         const DeviceLimits& limits, const PlanOptions& options);
 
 // The schedule of a matmul kernel whose nodes and outputs the planner has
 // set (kernel.nodes.front() is the matmul), with the heuristic config.
 MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const std::vector<bool>& folded,
-                              const DeviceLimits& limits);
+                              const DeviceLimits& limits, const PlanOptions& options);
 
 // Replaces `s`'s config with `config`, recomputing what follows from it, and
 // records `source` ("tuned", "--matmul-tile", ...). InvalidArgument, with `s`
@@ -49,9 +51,13 @@ absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view
                                    Plan& plan);
 
 // Shared memory a wgmma-tier block needs for `config` with outputs staged at
-// `staging_element_bytes` per element: the stages, one staging tile per
-// consumer warpgroup, the barriers, and 1024 bytes to align the base.
+// `staging_element_bytes` per element: the stages (a K slice of each operand
+// is one 128-byte swizzle row per tile row), one staging tile per consumer
+// warpgroup, the barriers, and 1024 bytes to align the base.
 int64_t WgmmaSharedBytes(const MatmulConfig& config, int staging_element_bytes);
+
+// The wgmma K step for operands of `operand_bytes`: one 128-byte swizzle row.
+int WgmmaBlockK(int operand_bytes);
 
 }  // namespace kiln
 

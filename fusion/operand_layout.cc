@@ -15,7 +15,7 @@ bool SwapsLastTwoDims(const Node& node) {
   return node.perm[rank - 2] == static_cast<int64_t>(rank - 1) && node.perm[rank - 1] == static_cast<int64_t>(rank - 2);
 }
 
-std::vector<bool> FoldOperandTransposes(const Graph& graph, const DeviceLimits& limits) {
+std::vector<bool> FoldOperandTransposes(const Graph& graph, const DeviceLimits& limits, const PlanOptions& options) {
   std::vector<bool> folded(graph.size(), false);
   std::vector<bool> is_output(graph.size(), false);
   for (NodeId id : graph.outputs()) is_output[id] = true;
@@ -35,7 +35,7 @@ std::vector<bool> FoldOperandTransposes(const Graph& graph, const DeviceLimits& 
       for (NodeId u : users[t]) {
         const MatmulOperand a = DescribeMatmulOperand(graph, u, 0, folded);
         const MatmulOperand b = DescribeMatmulOperand(graph, u, 1, folded);
-        if (!WgmmaCanRun(graph, u, a, b, limits).ok()) {
+        if (!WgmmaCanRun(graph, u, a, b, limits, options).ok()) {
           folded[t] = false;
           changed = true;
           break;

@@ -122,6 +122,13 @@ struct MatmulSchedule {
   // wgmma: bytes per element of the widest output staged for a TMA store (0
   // when every output is stored from registers).
   int staging_element_bytes = 0;
+  // wgmma: bytes per operand element, 2 (bf16, f16) or 4 (f32 read as tf32).
+  int operand_bytes = 2;
+  // wgmma tf32 with a row-major B: tf32 reads only K-major operands from
+  // shared memory, so the kernel computes Cᵀ = Bᵀ·Aᵀ, with A (K-major) as the
+  // shared-memory operand and B's tiles loaded into registers, and stores
+  // the result transposed back. The config stays in C's terms.
+  bool swap_operands = false;
   int64_t tiles = 0;         // output tiles
   int64_t grid = 0;          // blocks launched: one per tile, or one per SM when persistent
   int64_t shared_bytes = 0;  // dynamic shared memory per block

@@ -16,6 +16,7 @@
 #include "absl/strings/string_view.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
+#include "fusion/plan_options.h"
 #include "graph/graph.h"
 
 namespace kiln {
@@ -25,6 +26,7 @@ namespace kiln {
 struct PlanTarget {
   std::string gpu;
   DeviceLimits limits;
+  PlanOptions options;
 };
 
 // A tensor that a kernel reads from memory, produced outside it: the edges

@@ -125,7 +125,8 @@ std::string Kernel::Reason() const {
 
 namespace {
 
-absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, bool fuse) {
+absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limits, const PlanOptions& options,
+                               bool fuse) {
   if (absl::Status s = VerifyGraph(user_graph); !s.ok()) return s;
   for (NodeId id : user_graph.outputs()) {
     if (user_graph.node(id).op == OpKind::kIota) {
@@ -136,7 +137,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
   }
   const std::optional<Graph> live = WithoutDeadNodes(user_graph);
   const Graph& graph = live.has_value() ? *live : user_graph;
-  const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits) : std::vector<bool>(graph.size(), false);
+  const std::vector<bool> folded = fuse ? FoldOperandTransposes(graph, limits, options) : std::vector<bool>(graph.size(), false);
   // Attention chains, each one kernel; a matmul that reads a softmax but
   // does not qualify says why.
   std::vector<AttentionChain> chains;
@@ -204,7 +205,7 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
     }
     if (kernel.kind == KernelKind::kMatmul) {
       // A matmul starts its group: consumers join it, it never joins another.
-      kernel.schedule = ScheduleMatmul(graph, kernel, folded, limits);
+      kernel.schedule = ScheduleMatmul(graph, kernel, folded, limits, options);
     }
     if (kernel.kind == KernelKind::kTranspose) kernel.schedule = ScheduleTranspose(graph, group.nodes.front());
     if (kernel.kind == KernelKind::kAttention) {
@@ -223,12 +224,12 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
 
 }  // namespace
 
-absl::StatusOr<Plan> PlanFusion(const Graph& graph, const DeviceLimits& limits) {
-  return BuildPlan(graph, limits, /*fuse=*/true);
+absl::StatusOr<Plan> PlanFusion(const Graph& graph, const DeviceLimits& limits, const PlanOptions& options) {
+  return BuildPlan(graph, limits, options, /*fuse=*/true);
 }
 
-absl::StatusOr<Plan> PlanUnfused(const Graph& graph, const DeviceLimits& limits) {
-  return BuildPlan(graph, limits, /*fuse=*/false);
+absl::StatusOr<Plan> PlanUnfused(const Graph& graph, const DeviceLimits& limits, const PlanOptions& options) {
+  return BuildPlan(graph, limits, options, /*fuse=*/false);
 }
 
 }  // namespace kiln

@@ -16,14 +16,15 @@
 #include "absl/status/statusor.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
+#include "fusion/plan_options.h"
 #include "graph/graph.h"
 
 namespace kiln {
 
-absl::StatusOr<Plan> PlanFusion(const Graph& graph, const DeviceLimits& limits);
+absl::StatusOr<Plan> PlanFusion(const Graph& graph, const DeviceLimits& limits, const PlanOptions& options = {});
 
 // The baseline: every op that is not an input, constant or view is its own kernel.
-absl::StatusOr<Plan> PlanUnfused(const Graph& graph, const DeviceLimits& limits);
+absl::StatusOr<Plan> PlanUnfused(const Graph& graph, const DeviceLimits& limits, const PlanOptions& options = {});
 
 }  // namespace kiln
 

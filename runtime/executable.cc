@@ -41,7 +41,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   if (absl::Status s = device.Activate(); !s.ok()) return s;
   DeviceLimits limits = options.limits.value_or(DeviceLimitsOf(device.info()));
   limits.supports_clusters = limits.supports_clusters && device.info().supports_clusters;
-  absl::StatusOr<Plan> plan = options.fuse ? PlanFusion(graph, limits) : PlanUnfused(graph, limits);
+  absl::StatusOr<Plan> plan = options.fuse ? PlanFusion(graph, limits, options.plan) : PlanUnfused(graph, limits, options.plan);
   if (!plan.ok()) return plan.status();
   if (options.matmul_config.has_value()) {
     if (absl::Status s = OverrideMatmulConfigs(*options.matmul_config, "--matmul-tile", limits, *plan); !s.ok()) {

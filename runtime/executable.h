@@ -39,6 +39,7 @@
 #include "codegen/generated_kernel.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
+#include "fusion/plan_options.h"
 #include "graph/host_tensor.h"
 #include "runtime/constant_buffers.h"
 #include "runtime/device.h"
@@ -55,6 +56,7 @@ namespace kiln {
 
 struct ExecutableOptions {
   bool fuse = true;  // false: the unfused baseline, one kernel per op
+  PlanOptions plan;  // what the planner may do beyond exact semantics (tf32)
   // Planning limits; unset: the device's own (DeviceLimitsOf). Features the
   // device lacks (clusters) stay off whatever is asked.
   std::optional<DeviceLimits> limits;

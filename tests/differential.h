@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "fusion/plan_tolerance.h"
 #include "graph/reference.h"
 #include "gtest/gtest.h"
 #include "runtime/executable.h"
@@ -55,12 +56,12 @@ struct CheckCounts {
 // line per mismatch or error. `matmul_config`, when set, runs every matmul
 // kernel of both plans with that config. `reference_graph`, when set, is what
 // the reference evaluates instead of `graph` (same inputs and outputs, e.g.
-// with fp32 intermediates).
+// with fp32 intermediates). `plan_options` (tf32) come with their tolerance.
 inline std::string CheckAgainstReference(const Graph& graph, const Device& device, KernelCache& cache,
                                          uint64_t seed, std::optional<DeviceLimits> limits = std::nullopt,
                                          CheckCounts* counts = nullptr,
                                          std::optional<MatmulConfig> matmul_config = std::nullopt,
-                                         const Graph* reference_graph = nullptr) {
+                                         const Graph* reference_graph = nullptr, PlanOptions plan_options = {}) {
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Node& node = graph.node(graph.inputs()[i]);
@@ -73,14 +74,18 @@ inline std::string CheckAgainstReference(const Graph& graph, const Device& devic
   for (bool fuse : {true, false}) {
     absl::StatusOr<std::unique_ptr<Executable>> exe =
         Executable::Compile(graph, device, cache,
-                            {.fuse = fuse, .limits = limits, .matmul_config = matmul_config, .autotune = false});
+                            {.fuse = fuse,
+                             .plan = plan_options,
+                             .limits = limits,
+                             .matmul_config = matmul_config,
+                             .autotune = false});
     if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
     if (counts != nullptr) (fuse ? counts->fused_kernels : counts->unfused_kernels) += (*exe)->plan().kernels.size();
     absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
     if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
     for (size_t j = 0; j < outputs->size(); ++j) {
       const double error = RelativeError((*outputs)[j], (*reference)[j]);
-      if (!(error < CheckTolerance(graph))) {
+      if (!(error < PlanCheckTolerance(graph, (*exe)->plan()))) {
         absl::StrAppend(&failures, fuse ? "fused" : "unfused", " output ", j, " (",
                         graph.node(graph.outputs()[j]).name, ") relative error ", error, "; ");
       }

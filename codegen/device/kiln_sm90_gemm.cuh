@@ -18,28 +18,39 @@
 // waiting for a slice a whole ring round ahead, would read the parity of the
 // round before as complete.
 //
-// Operands are 16-bit. Each is K-major (K contiguous: a row-major A, a
-// column-major B) or MN-major; wgmma reads either from the 128-byte-swizzled
-// boxes TMA writes. A K slice is 64 elements, one swizzle row:
-//   K-major:  one box of [rows][64 K], rows 128 bytes apart;
-//   MN-major: boxes of [64 K][64 M or N], one per 64 columns, 8 KiB apart.
+// Operands are 16-bit (kOperandBytes 2) or f32 read as tf32 (4). Each is
+// K-major (K contiguous: a row-major A, a column-major B) or MN-major, in the
+// 128-byte-swizzled boxes TMA writes. A K slice is one swizzle row: 64
+// 16-bit elements or 32 f32 ones (kBK):
+//   K-major:  one box of [rows][kBK], rows 128 bytes apart;
+//   MN-major: boxes of [kBK][128 bytes of M or N], one per 128 bytes of columns.
+// 16-bit wgmma reads both operands from shared memory in either layout. tf32
+// wgmma reads shared memory K-major only and takes A from registers, so the
+// tf32 consumers load A's fragments from its tile (either layout) themselves,
+// and B must be K-major; for a row-major B the planner swaps the operands and
+// the kernel computes Cᵀ = Bᵀ·Aᵀ (kTransposedOutput), staging it back
+// transposed so C is stored as it is laid out.
 // The epilogue stages each output tile in shared memory as boxes of 128-byte
 // swizzled rows and stores it with TMA, which also clips partial tiles.
 // (Host passes of nvcc see the declarations; NVRTC has no host pass.)
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <long long kM, long long kN, long long kK, int kBatch, int kBM, int kBN, int kStages, bool kAMnMajor,
-          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, class Mma, class Batches>
+          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, int kOperandBytes,
+          bool kTransposedOutput, class Mma, class Batches>
 struct KilnSm90Gemm {
-  static constexpr int kBK = 64;
+  static constexpr bool kTf32 = kOperandBytes == 4;
+  static constexpr int kBK = 128 / kOperandBytes;    // one swizzle row of K
+  static constexpr int kMmaK = 32 / kOperandBytes;   // K of one wgmma: 16 (16-bit) or 8 (tf32)
   static constexpr int kConsumers = 2;
   static constexpr int kThreads = 128 * (kConsumers + 1);
   static constexpr int kWgRows = kPingpong ? kBM : kBM / kConsumers;  // rows of a tile one consumer owns
   static constexpr int kSlabs = kWgRows / 64;        // 64-row wgmma slabs per consumer
   static constexpr int kAccumulators = kBN / 2;      // per slab and thread
-  static constexpr int kBoxBytes = 64 * 64 * 2;
-  static constexpr int kStageBytesA = kBM * kBK * 2;
-  static constexpr int kStageBytesB = kBN * kBK * 2;
+  static constexpr int kBoxColumns = 128 / kOperandBytes;  // MN-major box: columns per 128-byte row
+  static constexpr int kBoxBytes = kBK * 128;
+  static constexpr int kStageBytesA = kBM * 128;
+  static constexpr int kStageBytesB = kBN * 128;
   static constexpr int kKBlocks = static_cast<int>((kK + kBK - 1) / kBK);
   static constexpr int kTiles =
       kBatch * static_cast<int>((kM + kBM - 1) / kBM) * static_cast<int>((kN + kBN - 1) / kBN);
@@ -54,6 +65,9 @@ struct KilnSm90Gemm {
   static constexpr int kSharedBytes = kOffsetBarriers + kBarriers * 8 + 1024;
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer owns 64 or 128 rows");
   static_assert(kBN % 64 == 0 && kBN <= 256 && kSlabs * kAccumulators <= 128, "tile too wide for the registers");
+  static_assert(kOperandBytes == 2 || (kOperandBytes == 4 && !kBMnMajor && !kPingpong),
+                "tf32 reads B K-major, in cooperative tiles");
+  static_assert(!kTransposedOutput || kTf32, "only tf32 swaps its operands");
 
   static __device__ __forceinline__ unsigned char* aligned(unsigned char* shared) {
     const unsigned address = kiln_shared_address(shared);
@@ -117,13 +131,17 @@ struct KilnSm90Gemm {
         const int k0 = kb * kBK;
         if constexpr (kAMnMajor) {
 #pragma unroll
-          for (int j = 0; j < kBM / 64; ++j) kiln_tma_load_3d(a + j * kBoxBytes, map_a, full, tile.row0 + 64 * j, k0, batch_a);
+          for (int j = 0; j < kBM / kBoxColumns; ++j) {
+            kiln_tma_load_3d(a + j * kBoxBytes, map_a, full, tile.row0 + kBoxColumns * j, k0, batch_a);
+          }
         } else {
           kiln_tma_load_3d(a, map_a, full, k0, tile.row0, batch_a);
         }
         if constexpr (kBMnMajor) {
 #pragma unroll
-          for (int j = 0; j < kBN / 64; ++j) kiln_tma_load_3d(b + j * kBoxBytes, map_b, full, tile.col0 + 64 * j, k0, batch_b);
+          for (int j = 0; j < kBN / kBoxColumns; ++j) {
+            kiln_tma_load_3d(b + j * kBoxBytes, map_b, full, tile.col0 + kBoxColumns * j, k0, batch_b);
+          }
         } else {
           kiln_tma_load_3d(b, map_b, full, k0, tile.col0, batch_b);
         }
@@ -138,12 +156,18 @@ struct KilnSm90Gemm {
   // ---- consumers ----
   struct Consumer {
     float acc[kSlabs][kAccumulators];
+    // tf32: A's fragments of one stage, two stages' worth, since a wgmma in
+    // flight still reads the registers of its A.
+    using Fragments = unsigned[kTf32 ? kSlabs : 1][kBK / kMmaK][4];
+    Fragments fragments0, fragments1;
     unsigned base;
+    const unsigned char* shared;  // the aligned base (generic address)
     unsigned char* staging;  // this consumer's staging tile (generic address)
     int wg;                  // 0 .. kConsumers-1
 
     __device__ __forceinline__ Consumer(unsigned char* aligned_shared)
         : base(kiln_shared_address(aligned_shared)),
+          shared(aligned_shared),
           staging(aligned_shared + kOffsetStaging + (threadIdx.x / 128 - 1) * kStagingBytes),
           wg(threadIdx.x / 128 - 1) {
       kiln_claim_registers<232>();
@@ -167,6 +191,59 @@ struct KilnSm90Gemm {
       if (threadIdx.x % 128 == 0) kiln_mbar_arrive(empty_barrier(base, s));
     }
 
+    // tf32: the byte of A's element (row m of the tile, k of the slice) in
+    // stage `s`, in the swizzled layout TMA wrote.
+    __device__ __forceinline__ int a_offset(int m, int k) const {
+      if constexpr (kAMnMajor) {
+        return (m / kBoxColumns) * kBoxBytes + k * 128 + ((((m % kBoxColumns) >> 2) ^ (k & 7)) << 4) + (m & 3) * 4;
+      }
+      return m * 128 + (((k >> 2) ^ (m & 7)) << 4) + (k & 3) * 4;
+    }
+    // tf32: A's register fragments of stage `s`, m64k8 each: a thread holds
+    // rows lane/4 (+8) and columns lane%4 (+4) of its warp's 16 rows.
+    __device__ __forceinline__ void load_fragments(int s, Fragments& f) const {
+      const unsigned char* tile = shared + s * kStageBytesA;
+      const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+#pragma unroll
+      for (int slab = 0; slab < kSlabs; ++slab) {
+#pragma unroll
+        for (int kk = 0; kk < kBK / kMmaK; ++kk) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) {
+            const int m = first_row() + slab * 64 + warp * 16 + lane / 4 + 8 * (i & 1);
+            const int k = kk * kMmaK + lane % 4 + 4 * (i >> 1);
+            f[slab][kk][i] = *reinterpret_cast<const unsigned*>(tile + a_offset(m, k));
+          }
+        }
+      }
+    }
+
+    // One K slice: wait for its stage, multiply, and release the stage before
+    // it once that one's wgmma group has completed. One group stays in flight.
+    template <int kBuffer>
+    __device__ __forceinline__ void slice_step(unsigned slice, int& previous) {
+      const int stage = static_cast<int>(slice % kStages);
+      kiln_mbar_wait(full_barrier(base, stage), (slice / kStages) & 1);
+      Fragments& f = kBuffer == 0 ? fragments0 : fragments1;
+      if constexpr (kTf32) load_fragments(stage, f);
+      kiln_wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBK / kMmaK; ++kk) {
+#pragma unroll
+        for (int s = 0; s < kSlabs; ++s) {
+          if constexpr (kTf32) {
+            Mma::run(acc[s], f[s][kk], desc_b(stage, kk));
+          } else {
+            Mma::template run<kAMnMajor ? 1 : 0, kBMnMajor ? 1 : 0>(acc[s], desc_a(stage, s, kk), desc_b(stage, kk));
+          }
+        }
+      }
+      kiln_wgmma_commit();
+      kiln_wgmma_wait<1>();
+      if (previous >= 0) release(previous);
+      previous = stage;
+    }
+
     // acc = A·B for this consumer's rows of tile `t`. The producer fills the
     // ring with the block's tiles in order, so tile t's K slices are slices
     // ordinal*kKBlocks onwards, where ordinal is t's place among the block's
@@ -188,22 +265,13 @@ struct KilnSm90Gemm {
         if (ordinal > 0) kiln_mbar_wait(turn_barrier(base, wg), static_cast<unsigned>((ordinal - 1) / 2) & 1);
       }
       int previous = -1;
-      for (int kb = 0; kb < kKBlocks; ++kb, ++slice) {
-        const int stage = static_cast<int>(slice % kStages);
-        kiln_mbar_wait(full_barrier(base, stage), (slice / kStages) & 1);
-        kiln_wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < kBK / 16; ++kk) {
-#pragma unroll
-          for (int s = 0; s < kSlabs; ++s) {
-            Mma::template run<kAMnMajor ? 1 : 0, kBMnMajor ? 1 : 0>(acc[s], desc_a(stage, s, kk), desc_b(stage, kk));
-          }
-        }
-        kiln_wgmma_commit();
-        kiln_wgmma_wait<1>();
-        if (previous >= 0) release(previous);
-        previous = stage;
+      // Two slices a round, so each names its fragment buffer at compile time.
+      int kb = 0;
+      for (; kb + 1 < kKBlocks; kb += 2, slice += 2) {
+        slice_step<0>(slice, previous);
+        slice_step<1>(slice + 1, previous);
       }
+      if (kb < kKBlocks) slice_step<0>(slice, previous);
       if constexpr (kPingpong) kiln_mbar_arrive(turn_barrier(base, 1 - wg));
       kiln_wgmma_wait<0>();
       release(previous);
@@ -264,6 +332,37 @@ struct KilnSm90Gemm {
         for (int box = 0; box < kBN / kRowElements; ++box) {
           kiln_tma_store_3d(map, source + box * kWgRows * 128, tile.col0 + box * kRowElements,
                             tile.row0 + first_row(), tile.batch);
+        }
+        kiln_tma_store_commit();
+      }
+    }
+    // kTransposedOutput: the pair (r, c), (r, c + 1) of Cᵀ's tile, which is
+    // column r of C's rows c and c + 1. The staged tile is C's: kBN rows of
+    // this consumer's kWgRows columns, in boxes of 128-byte rows.
+    template <typename T>
+    __device__ __forceinline__ void stage_pair_transposed(int r, int c, T v0, T v1) const {
+      static_assert(sizeof(T) <= kStagingElementBytes, "staging is sized for a narrower type");
+      constexpr int kRowElements = 128 / sizeof(T);
+      const int box = r / kRowElements;
+      const int byte = (r % kRowElements) * static_cast<int>(sizeof(T));
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int row = c + e;
+        const int offset = box * kBN * 128 + row * 128 + ((((byte >> 4) ^ (row & 7)) << 4) | (byte & 15));
+        *reinterpret_cast<T*>(staging + offset) = e == 0 ? v0 : v1;
+      }
+    }
+    template <typename T>
+    __device__ __forceinline__ void store_staged_transposed(const KilnTensorMap* map, const KilnTile& tile) const {
+      constexpr int kRowElements = 128 / sizeof(T);
+      kiln_fence_async_shared();
+      kiln_named_barrier(1 + wg, 128);
+      if (threadIdx.x % 128 == 0) {
+        const unsigned source = kiln_shared_address(staging);
+#pragma unroll
+        for (int box = 0; box < kWgRows / kRowElements; ++box) {
+          kiln_tma_store_3d(map, source + box * kBN * 128, tile.row0 + first_row() + box * kRowElements, tile.col0,
+                            tile.batch);
         }
         kiln_tma_store_commit();
       }

@@ -9,7 +9,7 @@
 namespace kiln {
 
 std::vector<const Flag*> DeviceFlags() {
-  return {&kSmCount, &kBandwidthGbps, &kF32Tflops, &kTensorTflops, &kNoClusters, &kMaxClusterBlocks, &kMatmulTile};
+  return {&kSmCount, &kBandwidthGbps, &kF32Tflops, &kTensorTflops, &kNoClusters, &kMaxClusterBlocks, &kMatmulTile, &kAllowTf32};
 }
 
 DeviceLimits LimitsFromFlags(const FlagValues& flags, DeviceLimits base) {
@@ -21,6 +21,8 @@ DeviceLimits LimitsFromFlags(const FlagValues& flags, DeviceLimits base) {
   if (flags.Has(kMaxClusterBlocks)) base.max_cluster_blocks = static_cast<int>(flags.Int(kMaxClusterBlocks));
   return base;
 }
+
+PlanOptions PlanOptionsFromFlags(const FlagValues& flags) { return {.allow_tf32 = flags.Switch(kAllowTf32)}; }
 
 absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlags(const FlagValues& flags) {
   if (!flags.Has(kMatmulTile)) return std::nullopt;

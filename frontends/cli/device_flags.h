@@ -15,6 +15,7 @@
 #include "frontends/cli/flags.h"
 #include "fusion/device_limits.h"
 #include "fusion/plan.h"
+#include "fusion/plan_options.h"
 
 namespace kiln {
 
@@ -58,12 +59,19 @@ inline constexpr Flag kMatmulTile{.name = "matmul-tile",
                                   .value = "MxNxK:STAGES[:GROUP]",
                                   .help = "tensor-core matmul tile instead of the planner's choice, e.g. 128x256x64:3",
                                   .group = "device"};
+inline constexpr Flag kAllowTf32{.name = "allow-tf32",
+                                 .help = "f32 matmuls may run on tensor cores as tf32 (10-bit mantissas, fp32 sums); "
+                                         "without it they are exact fp32",
+                                 .group = "device"};
 
 // The flags above, in the order help lists them.
 std::vector<const Flag*> DeviceFlags();
 
 // `base` with every device flag the user gave applied on top.
 DeviceLimits LimitsFromFlags(const FlagValues& flags, DeviceLimits base);
+
+// What the planner may do beyond exact semantics: --allow-tf32.
+PlanOptions PlanOptionsFromFlags(const FlagValues& flags);
 
 // --matmul-tile=MxNxK:STAGES[:GROUP] as a config, if given; InvalidArgument
 // when it does not parse.
@@ -73,14 +81,6 @@ absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlags(const FlagValues
 // if given; InvalidArgument when it does not parse or does not fit a kernel
 // ("--matmul-tile=96x128x64:3:16 cannot run kernel f0_matmul (wgmma): ...").
 absl::Status ApplyMatmulTileFlag(const FlagValues& flags, const DeviceLimits& limits, Plan& plan);
-
-// --matmul-tile=MxNxK:STAGES[:GROUP] as a config, if given; InvalidArgument
-// when it does not parse.
-absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlag();
-
-// Replaces the config of every matmul kernel of `plan` with --matmul-tile's,
-// if given; InvalidArgument when it does not parse or does not fit a kernel.
-absl::Status ApplyMatmulTileFlag(const DeviceLimits& limits, Plan& plan);
 
 }  // namespace kiln
 

@@ -21,9 +21,9 @@ absl::StatusOr<PlannedGraph> PlanGraphFile(const std::string& path, PlanTarget t
   absl::StatusOr<Graph> graph = LoadGraphFile(path);
   if (!graph.ok()) return graph.status();  // already names the file
   PlannedGraph planned{.path = path};
-  absl::StatusOr<Plan> fused = PlanFusion(*graph, target.limits);
+  absl::StatusOr<Plan> fused = PlanFusion(*graph, target.limits, target.options);
   if (!fused.ok()) return planned.InFile(fused.status());
-  absl::StatusOr<Plan> unfused = PlanUnfused(*graph, target.limits);
+  absl::StatusOr<Plan> unfused = PlanUnfused(*graph, target.limits, target.options);
   if (!unfused.ok()) return planned.InFile(unfused.status());
   return PlannedGraph{.path = path,
                       .name = std::filesystem::path(path).stem().string(),
@@ -38,6 +38,7 @@ int PlanForTarget(const CommandLine& line, PlanTarget target, PlannedGraph& plan
   if (absl::StatusOr<std::optional<MatmulConfig>> tile = MatmulTileFromFlags(line.flags); !tile.ok()) {
     return ReportUsageError(tile.status().message());
   }
+  target.options = PlanOptionsFromFlags(line.flags);
   absl::StatusOr<PlannedGraph> result = PlanGraphFile(line.args[0], std::move(target));
   if (!result.ok()) return ReportError(result.status());
   for (Plan* plan : {&result->fused, &result->unfused}) {

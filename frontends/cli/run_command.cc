@@ -23,6 +23,7 @@
 #include "frontends/cli/run_report.h"
 #include "frontends/cli/save_io.h"
 #include "frontends/cli/tensor_io_flags.h"
+#include "fusion/plan_tolerance.h"
 #include "fusion/traffic.h"
 #include "graph/atomic_file.h"
 #include "graph/reference.h"
@@ -61,9 +62,9 @@ absl::StatusOr<double> MeasureCopyBytesPerSecond(const Device& device) {
   return 2.0 * kBytes / (*us * 1e-6);
 }
 
-RunCheck CheckOutputs(const Graph& graph, const std::vector<HostTensor>& outputs,
+RunCheck CheckOutputs(const Graph& graph, const Plan& plan, const std::vector<HostTensor>& outputs,
                       const std::vector<HostTensor>& reference) {
-  RunCheck check{.checked = true, .tolerance = CheckTolerance(graph)};
+  RunCheck check{.checked = true, .tolerance = PlanCheckTolerance(graph, plan)};
   for (size_t j = 0; j < reference.size(); ++j) {
     const double error = RelativeError(outputs[j], reference[j]);
     check.max_error = std::max(check.max_error, std::isnan(error) ? INFINITY : error);
@@ -119,7 +120,7 @@ absl::StatusOr<std::vector<std::string>> RunOnce(Executable& exe, const std::vec
   if (!flags.Switch(kNoCheck)) {
     absl::StatusOr<std::vector<HostTensor>> reference = EvaluateReference(exe.graph(), inputs);
     if (!reference.ok()) return reference.status();
-    result.check = CheckOutputs(exe.graph(), *outputs, *reference);
+    result.check = CheckOutputs(exe.graph(), exe.plan(), *outputs, *reference);
   }
   if (flags.Has(kSaveIo)) {
     if (absl::Status s = SaveIo(flags.Text(kSaveIo), exe.graph(), inputs, *outputs); !s.ok()) return s;
@@ -211,6 +212,7 @@ int RunRunCommand(const CommandLine& line) {
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(
       planned.graph, **device, cache,
       {.fuse = !flags.Switch(kUnfused),
+       .plan = planned.target.options,
        .limits = limits,
        .matmul_config = *MatmulTileFromFlags(flags),
        .autotune = flags.Text(kAutotune) == "on",

@@ -55,7 +55,9 @@ absl::Status TuneBeforeProfiling(const FlagValues& flags, const PlannedGraph& pl
   if (!device.ok()) return absl::OkStatus();  // the child reports the missing GPU
   KernelCache cache;
   return Executable::Compile(planned.graph, **device, cache,
-                             {.fuse = !flags.Switch(kUnfused), .limits = planned.target.limits})
+                             {.fuse = !flags.Switch(kUnfused),
+                              .plan = planned.target.options,
+                              .limits = planned.target.limits})
       .status();
 }
 

@@ -122,6 +122,7 @@ int RunSweepCommand(const CommandLine& line) {
               .ran = run};
   const ExecutableOptions options{
       .fuse = fused,
+      .plan = PlanOptionsFromFlags(flags),
       .limits = limits,
       .matmul_config = *tile,
       .tuning = {.progress = [](absl::string_view progress) { absl::FPrintF(stderr, "%s\n", progress); }}};
@@ -142,7 +143,7 @@ int RunSweepCommand(const CommandLine& line) {
       if (!us.ok()) return ReportError(at_size(us.status()));
       measured = *us;
     } else {
-      absl::StatusOr<Plan> planned = fused ? PlanFusion(*resized, limits) : PlanUnfused(*resized, limits);
+      absl::StatusOr<Plan> planned = fused ? PlanFusion(*resized, limits, options.plan) : PlanUnfused(*resized, limits, options.plan);
       if (!planned.ok()) return ReportError(at_size(planned.status()));
       if (absl::Status s = ApplyMatmulTileFlag(flags, limits, *planned); !s.ok()) return ReportUsageError(s.message());
       plan = *std::move(planned);

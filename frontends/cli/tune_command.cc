@@ -42,7 +42,8 @@ int RunTuneCommand(const CommandLine& line) {
   KernelCache cache;
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(
       planned.graph, **device, cache,
-      {.limits = limits,
+      {.plan = planned.target.options,
+       .limits = limits,
        .tuning = {.progress = [](absl::string_view progress) { absl::FPrintF(stderr, "%s\n", progress); }}});
   if (!exe.ok()) return ReportError(planned.InFile(exe.status()));
   absl::PrintF("%s (fused plan) on %s\n%s", planned.name, (*device)->info().name, TuningTable((*exe)->tuning()));

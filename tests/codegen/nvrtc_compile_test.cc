@@ -25,9 +25,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-void ExpectEveryKernelCompiles(const Graph& graph, const DeviceLimits& limits = DeviceLimits{}) {
+void ExpectEveryKernelCompiles(const Graph& graph, const DeviceLimits& limits = DeviceLimits{},
+                               const PlanOptions& options = {}) {
   for (bool fuse : {true, false}) {
-    absl::StatusOr<Plan> plan = fuse ? PlanFusion(graph, limits) : PlanUnfused(graph, limits);
+    absl::StatusOr<Plan> plan = fuse ? PlanFusion(graph, limits, options) : PlanUnfused(graph, limits, options);
     ASSERT_TRUE(plan.ok()) << plan.status();
     for (const Kernel& kernel : plan->kernels) {
       SCOPED_TRACE(kernel.name);
@@ -133,6 +134,40 @@ TEST(NvrtcCompileTest, WgmmaLayoutsBatchesAndEpilogues) {
   Value heads = Matmul(x, Transpose(w, {0, 2, 1})) * scale;                         // [2,3,96,48]
   Value flags = Gt(heads, b.Constant(0.0, DType::kBF16));
   ExpectEveryKernelCompiles(*b.Build({Relu(both), heads, flags, Cast(heads, DType::kF32)}));
+}
+
+// tf32: operands swapped for a row-major B, or not for a K-major one; A's
+// fragments loaded from either layout; staged and register-stored outputs;
+// every candidate of the swapped product.
+TEST(NvrtcCompileTest, Tf32MatmulsCompile) {
+  const PlanOptions tf32{.allow_tf32 = true};
+  GraphBuilder b;
+  Value a_t = b.Input("a_t", DType::kF32, {64, 96});
+  Value w_t = b.Input("w_t", DType::kF32, {40, 64});
+  Value x = b.Input("x", DType::kF32, {96, 64});
+  Value w = b.Input("w", DType::kF32, {64, 12});
+  Value both = Matmul(Transpose(a_t, {1, 0}), Transpose(w_t, {1, 0}));  // A M-major, B K-major
+  Value narrow = Cast(Relu(Matmul(x, w)), DType::kBF16);                // 24-byte bf16 rows: from registers
+  ExpectEveryKernelCompiles(*b.Build({Relu(both), narrow}), DeviceLimits{}, tf32);
+  ExpectEveryKernelCompiles(BatchedMatmulWithEpilogue(DType::kF32, 3, 133, 72, 64), DeviceLimits{}, tf32);
+
+  const Graph graph = *MatmulRelu(DType::kF32, 512, 512, 256);
+  const Plan plan = *PlanFusion(graph, DeviceLimits{}, tf32);
+  ASSERT_TRUE(plan.kernels[0].matmul().swap_operands);
+  const std::vector<MatmulConfig> candidates = MatmulCandidates(plan.kernels[0].matmul(), DeviceLimits{});
+  EXPECT_GE(candidates.size(), 4u);
+  for (const MatmulConfig& config : candidates) {
+    SCOPED_TRACE(config.ToString());
+    EXPECT_EQ(config.block_k, 32);
+    Plan tuned = plan;
+    ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", DeviceLimits{}, tuned.kernels[0].matmul()).ok());
+    absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], DeviceLimits{});
+    ASSERT_TRUE(generated.ok()) << generated.status();
+    EXPECT_THAT(generated->body, HasSubstr("wgmma.mma_async.sync.aligned.m64n"));
+    EXPECT_THAT(generated->body, HasSubstr("k8.f32.tf32.tf32"));
+    absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), "candidate"}, "sm_90a");
+    EXPECT_TRUE(cubin.ok()) << cubin.status();
+  }
 }
 
 TEST(NvrtcCompileTest, EveryMatmulCandidateCompiles) {

@@ -93,7 +93,7 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
                            "96x128x64 with 3 stages: wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or "
                            "128)"},
            {"128x256x32:3", "--matmul-tile=128x256x32:3:16 cannot run kernel f0_matmul (wgmma): matmul tile "
-                            "128x256x32 with 3 stages: the wgmma K step is 64 (one 128-byte swizzle row)"},
+                            "128x256x32 with 3 stages: the wgmma K step for 2-byte operands is 64 (one 128-byte swizzle row)"},
            {"128x256x64:4", "--matmul-tile=128x256x64:4:16 cannot run kernel f0_matmul (wgmma): matmul tile "
                             "128x256x64 with 4 stages needs 263232 bytes of shared memory; a block may have 232448"},
        }) {

@@ -238,6 +238,80 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
                                       ((72 + batched.matmul().config.block_n - 1) / batched.matmul().config.block_n));
 }
 
+// f32 matmuls are exact FFMA unless tf32 is allowed; then they run on wgmma,
+// with the operands swapped where B is row-major (tf32 reads only K-major
+// shared-memory operands), and on FFMA where neither operand is K-major.
+TEST(PlannerTest, Tf32IsAnOptInThatSwapsOperandsForARowMajorB) {
+  const Graph graph = *MatmulRelu(DType::kF32, 4096, 4096, 4096);
+  const Kernel exact = PlanBoth(graph).fused.kernels[0];
+  EXPECT_EQ(exact.matmul().tier, MatmulTier::kFfma);
+  EXPECT_THAT(exact.matmul().reason, Not(HasSubstr("not tf32")));
+
+  const PlanOptions tf32{.allow_tf32 = true};
+  const Kernel fast = PlanFusion(graph, DeviceLimits{}, tf32)->kernels[0];
+  const MatmulSchedule& s = fast.matmul();
+  EXPECT_EQ(s.tier, MatmulTier::kWgmma);
+  EXPECT_EQ(s.operand_bytes, 4);
+  EXPECT_TRUE(s.swap_operands);
+  EXPECT_EQ(s.config.block_k, 32);
+  EXPECT_FALSE(s.config.pingpong);
+  EXPECT_EQ(s.staging_element_bytes, 4);
+  EXPECT_EQ(s.shared_bytes, WgmmaSharedBytes(s.config, 4));
+  EXPECT_THAT(s.reason, HasSubstr("f32 as tf32 (allowed) on tensor cores (wgmma + TMA"));
+  EXPECT_THAT(s.reason, HasSubstr("computed as Cᵀ = Bᵀ·Aᵀ, since tf32 reads only K-major operands from shared "
+                                  "memory and B is row-major"));
+  // The unfused plan's matmul is allowed tf32 too.
+  EXPECT_EQ(PlanUnfused(graph, DeviceLimits{}, tf32)->kernels[0].matmul().tier, MatmulTier::kWgmma);
+
+  // A K-major B ([N,K], read through its transpose) needs no swap.
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {512, 256});
+  Value w_t = b.Input("w_t", DType::kF32, {384, 256});
+  const Graph linear = *b.Build({Matmul(x, Transpose(w_t, {1, 0}))});
+  const Plan linear_plan = *PlanFusion(linear, DeviceLimits{}, tf32);
+  ASSERT_EQ(linear_plan.kernels.size(), 1u);
+  EXPECT_EQ(linear_plan.kernels[0].matmul().tier, MatmulTier::kWgmma);
+  EXPECT_FALSE(linear_plan.kernels[0].matmul().swap_operands);
+  EXPECT_TRUE(linear_plan.kernels[0].matmul().b.transposed);
+
+  // Aᵀ times a row-major B has no K-major operand: the transpose of A stays a
+  // kernel, and the matmul swaps its operands on the row-major copy.
+  GraphBuilder c;
+  Value a_t = c.Input("a_t", DType::kF32, {256, 512});
+  Value w = c.Input("w", DType::kF32, {256, 384});
+  const Graph neither = *c.Build({Matmul(Transpose(a_t, {1, 0}), w)});
+  const Plan neither_plan = *PlanFusion(neither, DeviceLimits{}, tf32);
+  ASSERT_EQ(neither_plan.kernels.size(), 2u);
+  EXPECT_EQ(neither_plan.kernels[0].kind, KernelKind::kTranspose);
+  EXPECT_TRUE(neither_plan.kernels[1].matmul().swap_operands);
+
+  // Rows of 4094 floats are no multiple of 16 bytes: TMA cannot read B.
+  const Kernel odd = PlanFusion(*MatmulRelu(DType::kF32, 256, 4094, 256), DeviceLimits{}, tf32)->kernels[0];
+  EXPECT_EQ(odd.matmul().tier, MatmulTier::kFfma);
+  EXPECT_THAT(odd.matmul().reason, HasSubstr("exact fp32 rather than tf32), not tf32: TMA cannot read B: its rows of "
+                                             "4094 elements are not a multiple of 16 bytes"));
+  // Before Hopper, no wgmma: FFMA says why.
+  DeviceLimits ampere;
+  ampere.compute_capability = 80;
+  EXPECT_THAT(PlanFusion(graph, ampere, tf32)->kernels[0].matmul().reason,
+              HasSubstr("not tf32: it needs compute capability 9.0 (sm_90a)"));
+
+  // tf32 tiles are cooperative, with a K step of 32 floats.
+  MatmulSchedule tuned = s;
+  EXPECT_THAT(std::string(ApplyMatmulConfig({.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .group_m = 8},
+                                            "test", DeviceLimits{}, tuned)
+                              .message()),
+              HasSubstr("the wgmma K step for 4-byte operands is 32 (one 128-byte swizzle row)"));
+  EXPECT_THAT(std::string(ApplyMatmulConfig(
+                              {.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 8, .pingpong = true},
+                              "test", DeviceLimits{}, tuned)
+                              .message()),
+              HasSubstr("tf32 tiles are cooperative, not ping-pong"));
+  EXPECT_TRUE(ApplyMatmulConfig({.block_m = 256, .block_n = 128, .block_k = 32, .stages = 2, .group_m = 8}, "test",
+                                DeviceLimits{}, tuned)
+                  .ok());
+}
+
 TEST(PlannerTest, MatmulBatchesBroadcastOrFoldIntoRows) {
   // [4,16,S,D] x [D,N]: B has no batch, so the batches are one taller product.
   GraphBuilder b;
@@ -353,7 +427,7 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   const MatmulConfig mma_sync_tile{.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4};
   ExpectInvalid(OverrideMatmulConfigs(mma_sync_tile, "--matmul-tile", DeviceLimits{}, plan),
                 "--matmul-tile=128x128x32:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x128x32 with 4 "
-                "stages: the wgmma K step is 64 (one 128-byte swizzle row)");
+                "stages: the wgmma K step for 2-byte operands is 64 (one 128-byte swizzle row)");
   const MatmulConfig too_deep{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 4};
   ExpectInvalid(OverrideMatmulConfigs(too_deep, "--matmul-tile", DeviceLimits{}, plan),
                 "--matmul-tile=128x256x64:4:16 cannot run kernel f0_matmul (wgmma): matmul tile 128x256x64 with 4 "

@@ -22,9 +22,10 @@ class MatmulGpuTest : public SharedDeviceTest {
  protected:
   // Empty when both plans (with `config` on their matmul kernels, when
   // given) match the reference.
-  static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt) {
+  static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt,
+                           PlanOptions options = {}) {
     static KernelCache* cache = new KernelCache({.use_disk = false});
-    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config);
+    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config, nullptr, options);
   }
 };
 
@@ -138,6 +139,41 @@ Graph RandomMatmul(std::mt19937_64& rng) {
     case 2: return *b.Build({Sigmoid(product + b.Input("bias", dtype, {n})) * 2.0});
     default: return *b.Build({product, Tanh(product) * b.Input("gate", dtype, {m, 1})});
   }
+}
+
+// f32 products with tf32 allowed, at tf32's tolerance: both operand layouts
+// (a row-major B swaps the operands and stores Cᵀ back transposed), odd row
+// counts (the second row of a transposed pair lies past the edge), batches
+// with bias and residual, an output stored from registers, every candidate.
+TEST_F(MatmulGpuTest, Tf32ProductsMatchTheReference) {
+  const PlanOptions tf32{.allow_tf32 = true};
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kF32, {300, 136});
+  Value w = b.Input("w", DType::kF32, {136, 12});
+  const Graph narrow_cast = *b.Build({Cast(Relu(Matmul(x, w)), DType::kBF16).Named("y")});
+  std::vector<std::pair<std::string, Graph>> graphs = {
+      {"partial tiles", *MatmulRelu(DType::kF32, 200, 328, 72)},
+      {"odd rows", *MatmulRelu(DType::kF32, 37, 264, 200)},
+      {"batches, bias, residual", BatchedMatmulWithEpilogue(DType::kF32, 3, 133, 72, 64)},
+      {"bf16 output of 24-byte rows, stored from registers", narrow_cast},
+  };
+  for (bool at : {false, true}) {
+    for (bool bt : {false, true}) {
+      graphs.push_back({absl::StrCat("layouts A", at ? "ᵀ" : "", " B", bt ? "ᵀ" : ""),
+                        LayoutGraph(DType::kF32, 329, 264, 200, at, bt)});
+    }
+  }
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  for (const auto& [name, graph] : graphs) {
+    const Plan plan = *PlanFusion(graph, limits, tf32);
+    const Kernel& matmul = plan.kernels.back();
+    ASSERT_EQ(matmul.matmul().tier, MatmulTier::kWgmma) << name << ": " << matmul.matmul().reason;
+    for (const MatmulConfig& config : MatmulCandidates(matmul.matmul(), limits)) {
+      EXPECT_EQ(Check(graph, 21, config, tf32), "") << name << " " << config.ToString();
+    }
+  }
+  EXPECT_EQ(Check(LayoutGraph(DType::kF32, 4999, 5000, 4096, false, false), 9, std::nullopt, tf32), "");
+  EXPECT_EQ(Check(LayoutGraph(DType::kF32, 4093, 4996, 1000, false, true), 10, std::nullopt, tf32), "");
 }
 
 TEST_F(MatmulGpuTest, HundredRandomProductsMatchTheReference) {
