@@ -235,6 +235,7 @@ struct Traffic {
   int64_t bytes_written = 0;
   double flops = 0;
   bool tensor_core = false;  // flops run on the matrix units
+  bool tf32 = false;         // ... as tf32, at half the 16-bit rate
   int64_t bytes() const { return bytes_read + bytes_written; }
 };
 

@@ -63,7 +63,10 @@ absl::StatusOr<Traffic> KernelTraffic(const Graph& graph, const Kernel& kernel) 
       const Dims& a = graph.node(node.operands[0]).shape;
       const int64_t k = a.back();
       t.flops += 2.0 * static_cast<double>(NumElements(node.shape)) * static_cast<double>(k);
-      t.tensor_core = node.dtype == DType::kF16 || node.dtype == DType::kBF16;
+      // f32 products reach the matrix units only as tf32, where allowed.
+      t.tf32 = kernel.kind == KernelKind::kMatmul && kernel.matmul().tier == MatmulTier::kWgmma &&
+               kernel.matmul().operand_bytes == 4;
+      t.tensor_core = node.dtype == DType::kF16 || node.dtype == DType::kBF16 || t.tf32;
     } else if (OpFamilyOf(node.op) == OpFamily::kReduce) {
       t.flops += static_cast<double>(NumElements(graph.node(node.operands[0]).shape));
     } else if (IsElementwise(node.op)) {
@@ -90,7 +93,8 @@ absl::Status AddToPlanTotal(const Graph& graph, const Kernel& kernel, bool fused
 }
 
 double RooflineSeconds(const Traffic& traffic, const DeviceLimits& limits) {
-  const double rate = traffic.tensor_core ? limits.tensor_flops_per_second : limits.f32_flops_per_second;
+  const double tensor_rate = limits.tensor_flops_per_second / (traffic.tf32 ? 2 : 1);
+  const double rate = traffic.tensor_core ? tensor_rate : limits.f32_flops_per_second;
   return std::max(static_cast<double>(traffic.bytes()) / limits.hbm_bytes_per_second, traffic.flops / rate);
 }
 

@@ -57,11 +57,14 @@ struct CheckCounts {
 // kernel of both plans with that config. `reference_graph`, when set, is what
 // the reference evaluates instead of `graph` (same inputs and outputs, e.g.
 // with fp32 intermediates). `plan_options` (tf32) come with their tolerance.
+// `fused_only`: the unfused plan is left out, e.g. where `matmul_config` is
+// a candidate of the fused plan's matmul, which the unfused one may not fit.
 inline std::string CheckAgainstReference(const Graph& graph, const Device& device, KernelCache& cache,
                                          uint64_t seed, std::optional<DeviceLimits> limits = std::nullopt,
                                          CheckCounts* counts = nullptr,
                                          std::optional<MatmulConfig> matmul_config = std::nullopt,
-                                         const Graph* reference_graph = nullptr, PlanOptions plan_options = {}) {
+                                         const Graph* reference_graph = nullptr, PlanOptions plan_options = {},
+                                         bool fused_only = false) {
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Node& node = graph.node(graph.inputs()[i]);
@@ -72,6 +75,7 @@ inline std::string CheckAgainstReference(const Graph& graph, const Device& devic
   if (!reference.ok()) return std::string(reference.status().message());
   std::string failures;
   for (bool fuse : {true, false}) {
+    if (!fuse && fused_only) break;
     absl::StatusOr<std::unique_ptr<Executable>> exe =
         Executable::Compile(graph, device, cache,
                             {.fuse = fuse,

@@ -23,9 +23,10 @@ class MatmulGpuTest : public SharedDeviceTest {
   // Empty when both plans (with `config` on their matmul kernels, when
   // given) match the reference.
   static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt,
-                           PlanOptions options = {}) {
+                           PlanOptions options = {}, bool fused_only = false) {
     static KernelCache* cache = new KernelCache({.use_disk = false});
-    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config, nullptr, options);
+    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config, nullptr, options,
+                                 fused_only);
   }
 };
 
@@ -144,7 +145,9 @@ Graph RandomMatmul(std::mt19937_64& rng) {
 // f32 products with tf32 allowed, at tf32's tolerance: both operand layouts
 // (a row-major B swaps the operands and stores Cᵀ back transposed), odd row
 // counts (the second row of a transposed pair lies past the edge), batches
-// with bias and residual, an output stored from registers, every candidate.
+// with bias and residual, an output stored from registers. Every candidate
+// of the fused plan's matmul runs fused; the unfused plan, whose matmul reads
+// unfolded layouts and stores other outputs, runs its own heuristic config.
 TEST_F(MatmulGpuTest, Tf32ProductsMatchTheReference) {
   const PlanOptions tf32{.allow_tf32 = true};
   GraphBuilder b;
@@ -169,8 +172,9 @@ TEST_F(MatmulGpuTest, Tf32ProductsMatchTheReference) {
     const Kernel& matmul = plan.kernels.back();
     ASSERT_EQ(matmul.matmul().tier, MatmulTier::kWgmma) << name << ": " << matmul.matmul().reason;
     for (const MatmulConfig& config : MatmulCandidates(matmul.matmul(), limits)) {
-      EXPECT_EQ(Check(graph, 21, config, tf32), "") << name << " " << config.ToString();
+      EXPECT_EQ(Check(graph, 21, config, tf32, /*fused_only=*/true), "") << name << " " << config.ToString();
     }
+    EXPECT_EQ(Check(graph, 22, std::nullopt, tf32), "") << name << ", heuristic configs";
   }
   EXPECT_EQ(Check(LayoutGraph(DType::kF32, 4999, 5000, 4096, false, false), 9, std::nullopt, tf32), "");
   EXPECT_EQ(Check(LayoutGraph(DType::kF32, 4093, 4996, 1000, false, true), 10, std::nullopt, tf32), "");
