@@ -214,6 +214,7 @@ RowSchedule RowScheduler::Run() {
   RowSchedule s;
   s.rows = NumElements(group_.row_shape);
   s.row_length = NumElements(group_.shape) / s.rows;
+  s.broadcast_nodes = group_.broadcast_nodes;
 
   AssignStages(/*merge_online=*/false);
   std::vector<NodeId> full_outputs;
