@@ -379,7 +379,7 @@ absl::Status RowEmitter::EmitRowNodes() {
 void RowEmitter::EmitRowReciprocals() {
   for (NodeId n : kernel_.nodes) {
     const Node& node = graph_.node(n);
-    if (node.op != OpKind::kDiv || node.dtype != DType::kF32 || !IsFull(n)) continue;
+    if (node.op != OpKind::kDiv || !IsFloat(node.dtype) || !IsFull(n)) continue;
     auto divisor = row_known_.find(node.operands[1]);
     if (divisor == row_known_.end()) continue;
     const std::string reciprocal = absl::StrCat("rcp", n);
