@@ -52,6 +52,7 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
       }
     }
     absl::StatusOr<std::string> expr = ElementwiseExpr(node, operands, operand_nodes);
+    if (auto it = reciprocals_.find(n); it != reciprocals_.end()) expr = absl::StrCat("(", operands[0], " * ", it->second, ")");
     if (!expr.ok()) return expr.status();
     const std::string var = absl::StrCat("v", n);
     absl::StrAppend(&code, indent, "const ", ValueType(node.dtype), " ", var, " = ", *expr, ";\n");
@@ -67,6 +68,10 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
     }
   }
   return absl::OkStatus();
+}
+
+void ElementProgram::MultiplyByReciprocal(NodeId div, std::string reciprocal) {
+  reciprocals_[div] = std::move(reciprocal);
 }
 
 }  // namespace kiln

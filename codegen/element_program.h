@@ -34,10 +34,16 @@ class ElementProgram {
   absl::Status Emit(const std::vector<NodeId>& targets, absl::flat_hash_map<NodeId, std::string>& known,
                     std::string& code, absl::string_view indent) const;
 
+  // From now on emits the float division `div` (computed in f32) as its numerator times
+  // `reciprocal`, an expression of the divisor's reciprocal computed once
+  // (per row, where the divisor is a row's reduction).
+  void MultiplyByReciprocal(NodeId div, std::string reciprocal);
+
  private:
   const Graph& graph_;
   absl::flat_hash_set<NodeId> members_;
   ExternalLoader external_;
+  absl::flat_hash_map<NodeId, std::string> reciprocals_;
 };
 
 }  // namespace kiln

@@ -44,11 +44,21 @@ class RowEmitter {
 
  private:
   bool IsFull(NodeId id) const { return graph_.node(id).shape == full_shape_; }
+  // Computed once per element of the row: full-shape nodes and the plan's broadcast nodes.
+  bool IsElementNode(NodeId id) const {
+    return IsFull(id) ||
+           std::find(row_.broadcast_nodes.begin(), row_.broadcast_nodes.end(), id) != row_.broadcast_nodes.end();
+  }
   bool Persistent() const {
     return row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kBlockPersistent ||
            row_.strategy == RowStrategy::kClusterPersistent;
   }
-  std::string ExternalLoad(NodeId operand, NodeId consumer) const;
+  std::string ExternalLoad(NodeId operand, NodeId consumer);
+  // An operand that varies along the row only, the same for every row (a
+  // layernorm weight [N] against rows of [M, N]).
+  bool IsColumnOperand(const Node& operand) const;
+  // The value a full-shape output's store converts.
+  NodeId StoredValue(NodeId output) const;
   // Element-program nodes feeding `roots`, up to the reductions and the inputs.
   absl::flat_hash_set<NodeId> ConeOf(const std::vector<NodeId>& roots) const;
   // The costly values of the last reduction pass that the output pass needs
@@ -64,6 +74,9 @@ class RowEmitter {
                                const std::vector<NodeId>& vector_outputs, bool reads_held);
   absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs, bool last);
   absl::Status EmitRowNodes();
+  // Divisions of the output pass by a row's value become products with its
+  // reciprocal, computed once per row.
+  void EmitRowReciprocals();
   std::string UnitReduce(absl::string_view op, absl::string_view value) const;
   std::string UnitOnline(absl::string_view value) const;
 
@@ -77,15 +90,57 @@ class RowEmitter {
   // Rows are a multiple of kV long, so every vector lies inside its row.
   bool aligned_ = true;
   int slots_ = 0;
+  // Every slot's vector lies inside the segment, so no slot needs a bounds test.
+  bool exact_ = false;
+  // Column operands the element block being emitted reads as vectors.
+  std::vector<NodeId> column_loads_;
   std::vector<NodeId> held_values_;
   std::string body_;
   absl::flat_hash_map<NodeId, std::string> row_known_;  // reductions and per-row values
   std::unique_ptr<ElementProgram> program_;
 };
 
-std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) const {
+// A cast from f32 to the 16-bit type it is stored as rounds once in the
+// store: converting the rounded value again would cost two more instructions
+// per element of a bf16 row kernel, for the same bits.
+NodeId RowEmitter::StoredValue(NodeId output) const {
+  const Node& node = graph_.node(output);
+  if (node.op != OpKind::kCast || DTypeSize(node.dtype) != 2) return output;
+  const NodeId operand = node.operands[0];
+  const bool computed_here = std::find(kernel_.nodes.begin(), kernel_.nodes.end(), operand) != kernel_.nodes.end();
+  return computed_here && graph_.node(operand).dtype == DType::kF32 ? operand : output;
+}
+
+bool RowEmitter::IsColumnOperand(const Node& operand) const {
+  if (NumElements(operand.shape) != row_.row_length || operand.shape.size() > full_shape_.size()) return false;
+  const size_t lead = full_shape_.size() - operand.shape.size();
+  int64_t trailing = 1;
+  for (size_t d = full_shape_.size(); d-- > 0;) {
+    const int64_t extent = d < lead ? 1 : operand.shape[d - lead];
+    if (trailing < row_.row_length ? extent != full_shape_[d] : extent != 1) return false;
+    trailing *= extent;
+  }
+  return true;
+}
+
+std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) {
   const Node& node = graph_.node(operand);
-  const std::string index = IsFull(consumer) ? BroadcastIndex(node.shape, full_shape_, "i")
+  // A column operand is indexed by the column, not by a 64-bit modulo of the
+  // element index, and on aligned rows read as the same vector as the row's
+  // (16-byte loads, coalesced): per-element scalar loads of layernorm's weight
+  // and bias, strided by the vector width across a warp, bound the bf16
+  // kernel by L1 wavefronts at 0.38 of the copy rate (ncu: 60% excess sectors).
+  if (IsElementNode(consumer) && IsColumnOperand(node)) {
+    const std::string name = signature_.InputName(operand);
+    if (aligned_ && !name.empty() && node.op != OpKind::kIota) {
+      if (std::find(column_loads_.begin(), column_loads_.end(), operand) == column_loads_.end()) {
+        column_loads_.push_back(operand);
+      }
+      return LoadConversion(node.dtype, absl::StrCat("c_", name, ".v[j]"));
+    }
+    return OperandAt(node, name, "i - row_base");
+  }
+  const std::string index = IsElementNode(consumer) ? BroadcastIndex(node.shape, full_shape_, "i")
                                              : BroadcastIndex(node.shape, graph_.node(consumer).shape, "row");
   return OperandAt(node, signature_.InputName(operand), index);
 }
@@ -157,18 +212,11 @@ absl::Status RowEmitter::EmitElementLoop(
     const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&, std::string&,
                                      absl::string_view)>& per_element,
     const std::vector<NodeId>& vector_outputs, bool reads_held) {
-  auto element_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
-    for (NodeId output : vector_outputs) {
-      absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
-                      signature_.OutputName(output), ";\n");
-    }
-    absl::StrAppend(&body_, "#pragma unroll\n", indent, "for (int j = 0; j < kV; ++j) {\n", indent,
-                    "  const long long i = g + j;\n", indent, "  (void)i;\n");
+  // One vector's elements; `guarded` tests each element against the segment
+  // (only the vectors that straddle an unaligned row's ends need it).
+  auto vector_block = [&](absl::string_view held_suffix, absl::string_view indent, bool guarded) -> absl::Status {
     std::string inner = absl::StrCat(indent, "  ");
-    if (!aligned_) {
-      absl::StrAppend(&body_, inner, "if (i >= seg_begin && i < seg_end) {\n");
-      absl::StrAppend(&inner, "  ");
-    }
+    if (guarded) absl::StrAppend(&inner, "  ");
     absl::flat_hash_map<NodeId, std::string> known = row_known_;
     for (NodeId input : inputs) {
       known[input] = LoadConversion(graph_.node(input).dtype,
@@ -177,24 +225,52 @@ absl::Status RowEmitter::EmitElementLoop(
     if (reads_held) {
       for (NodeId n : held_values_) known[n] = absl::StrCat("held", n, held_suffix, "[j]");
     }
-    if (absl::Status s = per_element(known, body_, inner); !s.ok()) return s;
-    if (!aligned_) absl::StrAppend(&body_, indent, "  }\n");
+    std::string element;
+    column_loads_.clear();
+    if (absl::Status s = per_element(known, element, inner); !s.ok()) return s;
+    for (NodeId column : column_loads_) {
+      const std::string name = signature_.InputName(column);
+      const std::string type = StorageType(graph_.node(column).dtype);
+      absl::StrAppend(&body_, indent, "const KilnVec<", type, ", kV> c_", name, " = kiln_load_vec<", type,
+                      ", kV>(", name, " + (g - row_base));\n");
+    }
+    for (NodeId output : vector_outputs) {
+      absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
+                      signature_.OutputName(output), ";\n");
+    }
+    absl::StrAppend(&body_, "#pragma unroll\n", indent, "for (int j = 0; j < kV; ++j) {\n", indent,
+                    "  const long long i = g + j;\n", indent, "  (void)i;\n");
+    if (guarded) absl::StrAppend(&body_, indent, "  if (i >= seg_begin && i < seg_end) {\n");
+    absl::StrAppend(&body_, element);
+    if (guarded) absl::StrAppend(&body_, indent, "  }\n");
     absl::StrAppend(&body_, indent, "}\n");
     for (NodeId output : vector_outputs) {
       const std::string name = signature_.OutputName(output);
       const std::string type = StorageType(graph_.node(output).dtype);
       absl::StrAppend(&body_, indent,
-                      aligned_ ? absl::StrCat("kiln_store_vec<", type, ", kV>(", name, " + g, y_", name, ");\n")
-                               : absl::StrCat("kiln_store_span<", type, ", kV>(", name,
-                                              ", g, seg_begin, seg_end, y_", name, ");\n"));
+                      guarded ? absl::StrCat("kiln_store_span<", type, ", kV>(", name, ", g, seg_begin, seg_end, y_",
+                                             name, ");\n")
+                              : absl::StrCat("kiln_store_vec<", type, ", kV>(", name, " + g, y_", name, ");\n"));
     }
+    return absl::OkStatus();
+  };
+  // On unaligned rows the vectors inside the segment skip the per-element
+  // tests: two 64-bit compares and a branch per element made bf16 rows of
+  // 4093 instruction-bound (ncu: 0.77 issued warps per scheduler).
+  auto element_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
+    if (aligned_) return vector_block(held_suffix, indent, false);
+    absl::StrAppend(&body_, indent, "if (g >= seg_begin && g + kV <= seg_end) {\n");
+    if (absl::Status s = vector_block(held_suffix, absl::StrCat(indent, "  "), false); !s.ok()) return s;
+    absl::StrAppend(&body_, indent, "} else {\n");
+    if (absl::Status s = vector_block(held_suffix, absl::StrCat(indent, "  "), true); !s.ok()) return s;
+    absl::StrAppend(&body_, indent, "}\n");
     return absl::OkStatus();
   };
 
   if (Persistent()) {
     absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n",
                     "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                    "    if (g < seg_end) {\n");
+                    "    if (kExact || g < seg_end) {\n");
     if (absl::Status s = element_block("[s]", "      "); !s.ok()) return s;
     absl::StrAppend(&body_, "    }\n  }\n");
     return absl::OkStatus();
@@ -284,7 +360,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
 absl::Status RowEmitter::EmitRowNodes() {
   for (NodeId n : kernel_.nodes) {
     const Node& node = graph_.node(n);
-    if (IsFull(n) || OpFamilyOf(node.op) == OpFamily::kReduce || row_known_.contains(n)) continue;
+    if (IsElementNode(n) || OpFamilyOf(node.op) == OpFamily::kReduce || row_known_.contains(n)) continue;
     const bool ready = std::all_of(node.operands.begin(), node.operands.end(), [&](NodeId p) {
       return row_known_.contains(p) || std::find(kernel_.nodes.begin(), kernel_.nodes.end(), p) == kernel_.nodes.end();
     });
@@ -292,6 +368,24 @@ absl::Status RowEmitter::EmitRowNodes() {
     if (absl::Status s = program_->Emit({n}, row_known_, body_, "  "); !s.ok()) return s;
   }
   return absl::OkStatus();
+}
+
+// An IEEE f32 division is about ten instructions and a slow-path branch per
+// element; softmax's e / sum made bf16 rows instruction-bound (ncu, softmax
+// [65536, 1024] bf16: 81% SM throughput, 48% DRAM). x * (1 / s) differs from
+// x / s by at most one rounding (within every tolerance of the reference),
+// and agrees on zeros, infinities and NaN; only a subnormal divisor, whose
+// reciprocal overflows, differs.
+void RowEmitter::EmitRowReciprocals() {
+  for (NodeId n : kernel_.nodes) {
+    const Node& node = graph_.node(n);
+    if (node.op != OpKind::kDiv || !IsFloat(node.dtype) || !IsFull(n)) continue;
+    auto divisor = row_known_.find(node.operands[1]);
+    if (divisor == row_known_.end()) continue;
+    const std::string reciprocal = absl::StrCat("rcp", n);
+    absl::StrAppend(&body_, "  const float ", reciprocal, " = 1.0f / ", divisor->second, ";\n");
+    program_->MultiplyByReciprocal(n, reciprocal);
+  }
 }
 
 absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
@@ -325,6 +419,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   const int threads = unit_ == Unit::kWarp ? 32 : row_.threads;
   // An unaligned segment may start up to kV - 1 elements into its first vector.
   slots_ = static_cast<int>(CeilDiv(chunk + (aligned_ ? 0 : vec_ - 1), int64_t{threads} * vec_));
+  exact_ = aligned_ && chunk * row_.cluster_blocks == cols && chunk == int64_t{slots_} * threads * vec_;
   if (Persistent() && !full_outputs.empty() && !row_.stages.empty()) held_values_ = ChooseHeldValues(full_outputs);
   const int block = unit_ == Unit::kWarp ? 32 * kWarpRowsPerBlock : threads;
 
@@ -333,7 +428,10 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
                   "  constexpr long long kRows = ", row_.rows, "LL;\n  constexpr long long kCols = ", cols,
                   "LL;\n  constexpr int kV = ", vec_, ";\n  constexpr int kThreads = ", threads, ";\n");
-  if (Persistent()) absl::StrAppend(&body_, "  constexpr int kSlots = ", slots_, ";\n");
+  if (Persistent()) {
+    absl::StrAppend(&body_, "  constexpr int kSlots = ", slots_, ";\n  constexpr bool kExact = ", exact_ ? "true" : "false",
+                    ";\n");
+  }
   switch (unit_) {
     case Unit::kWarp:
       absl::StrAppend(&body_,
@@ -371,7 +469,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       absl::StrAppend(&body_, "  KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
                       "[kSlots];\n#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
                       "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                      "    if (g < seg_end) h_", name, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
+                      "    if (kExact || g < seg_end) h_", name, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
     }
   }
   for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
@@ -381,13 +479,16 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     }
   }
   if (!full_outputs.empty()) {
+    EmitRowReciprocals();
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs.back();
     auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
                            absl::string_view indent) -> absl::Status {
-      if (absl::Status s = program_->Emit(full_outputs, known, code, indent); !s.ok()) return s;
+      std::vector<NodeId> stored;
+      for (NodeId out : full_outputs) stored.push_back(StoredValue(out));
+      if (absl::Status s = program_->Emit(stored, known, code, indent); !s.ok()) return s;
       for (NodeId out : full_outputs) {
         absl::StrAppend(&code, indent, "y_", signature_.OutputName(out), ".v[j] = ",
-                        StoreConversion(graph_.node(out).dtype, known[out]), ";\n");
+                        StoreConversion(graph_.node(out).dtype, known[StoredValue(out)]), ";\n");
       }
       return absl::OkStatus();
     };

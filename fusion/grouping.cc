@@ -57,6 +57,9 @@ class Grouper {
   bool Reaches(int from, int target) const;
   void Place(NodeId n, int gid);
   int NewGroup(NodeId n);
+  // The row group that absorbs pointwise group `gid`, or -1 (see AbsorbBroadcastProducers).
+  int AbsorbingRowGroup(int gid, const std::vector<std::vector<NodeId>>& users) const;
+  void AbsorbBroadcastProducers();
   std::vector<int> LaunchOrder() const;
   std::string Explain(NodeId producer, NodeId consumer) const;
 
@@ -248,6 +251,61 @@ int Grouper::NewGroup(NodeId n) {
   return gid;
 }
 
+// Small pointwise groups are not worth their own kernel when they only turn
+// graph inputs into a broadcast operand of one row kernel: layernorm's
+// casts of its bf16 weight and bias [N] planned as two kernels of 5 us each
+// before the 160 us row kernel, plus two dependencies in the replayed graph.
+// Computed per element inside the row kernel they cost a few instructions and
+// no HBM traffic beyond reading their inputs once.
+constexpr size_t kMaxAbsorbedNodes = 4;
+
+int Grouper::AbsorbingRowGroup(int gid, const std::vector<std::vector<NodeId>>& users) const {
+  const Group& group = groups_[gid].group;
+  if (group.kind != KernelKind::kPointwise || group.nodes.size() > kMaxAbsorbedNodes) return -1;
+  int target = -1;
+  for (NodeId n : group.nodes) {
+    if (ClassifyNode(graph_, n) != OpClass::kElementwise) return -1;
+    if (std::find(graph_.outputs().begin(), graph_.outputs().end(), n) != graph_.outputs().end()) return -1;
+    for (NodeId p : node(n).operands) {
+      if (group_of_[p] != gid && ClassifyNode(graph_, p) != OpClass::kSource) return -1;
+    }
+    for (NodeId u : users[n]) {
+      const int h = group_of_[u];
+      if (h == gid) continue;
+      if (h < 0 || (target >= 0 && h != target)) return -1;
+      const Group& row = groups_[h].group;
+      if (row.kind != KernelKind::kRowReduction || node(u).shape != row.shape ||
+          NumElements(group.shape) >= NumElements(row.shape)) {
+        return -1;
+      }
+      target = h;
+    }
+  }
+  return target;
+}
+
+void Grouper::AbsorbBroadcastProducers() {
+  std::vector<std::vector<NodeId>> users(graph_.size());
+  for (NodeId n = 0; n < graph_.size(); ++n) {
+    for (NodeId p : node(n).operands) {
+      if (users[p].empty() || users[p].back() != n) users[p].push_back(n);
+    }
+  }
+  for (int gid = 0; gid < static_cast<int>(groups_.size()); ++gid) {
+    const int target = AbsorbingRowGroup(gid, users);
+    if (target < 0) continue;
+    GroupState& row = groups_[target];
+    for (NodeId n : groups_[gid].group.nodes) {
+      row.group.nodes.insert(std::upper_bound(row.group.nodes.begin(), row.group.nodes.end(), n), n);
+      row.group.broadcast_nodes.push_back(n);
+      row.min_node = std::min(row.min_node, n);
+      group_of_[n] = target;
+    }
+    row.reads_from.erase(gid);
+    groups_[gid].group.nodes.clear();
+  }
+}
+
 std::vector<int> Grouper::LaunchOrder() const {
   const int count = static_cast<int>(groups_.size());
   std::vector<int> pending(count, 0);
@@ -263,7 +321,7 @@ std::vector<int> Grouper::LaunchOrder() const {
   using Entry = std::pair<NodeId, int>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> ready;
   for (int g = 0; g < count; ++g) {
-    if (pending[g] == 0) ready.push({groups_[g].min_node, g});
+    if (pending[g] == 0 && !groups_[g].group.nodes.empty()) ready.push({groups_[g].min_node, g});
   }
   std::vector<int> order;
   while (!ready.empty()) {
@@ -351,6 +409,7 @@ Grouping Grouper::Run() {
     }
   }
 
+  if (fuse_) AbsorbBroadcastProducers();
   Grouping result;
   result.group_of.assign(graph_.size(), -1);
   const std::vector<int> order = LaunchOrder();

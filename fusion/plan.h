@@ -66,6 +66,9 @@ struct RowSchedule {
   // the full-shape inputs pass i reads.
   int passes = 1;
   std::vector<std::vector<NodeId>> pass_inputs;
+  // Nodes of a smaller shape computed from graph inputs per element, at their
+  // broadcast index (e.g. the cast of a layernorm weight [N]); see Group.
+  std::vector<NodeId> broadcast_nodes;
   std::string reason;              // why this strategy, for reports
 };
 

@@ -17,6 +17,10 @@ namespace {
 
 constexpr int64_t kWarpRowLimit = 32 * DeviceLimits::kValuesPerThread;  // 1024 values
 constexpr int kTargetValuesPerThread = 16;
+// A block per row aims at this many bytes of its row per thread (16 f32
+// values): bf16 rows at 16 values a thread ran twice the threads of f32 rows
+// for the same bytes, and paid twice the block reductions per byte.
+constexpr int kTargetBytesPerThread = kTargetValuesPerThread * 4;
 // Threads of each block of a cluster that holds a row at two blocks an SM.
 constexpr int kClusterThreads = 512;
 
@@ -57,6 +61,9 @@ class RowScheduler {
   absl::flat_hash_map<NodeId, int> level_;   // reductions that must finish before the value is known
   std::map<int, std::vector<NodeId>> stages_;
   std::vector<std::pair<NodeId, NodeId>> online_pairs_;
+  // The narrowest full-shape input or output, as the kernel's vectors (of at
+  // most 8 elements, so 1-byte types count as 2).
+  int64_t element_bytes_ = 4;
 };
 
 NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
@@ -166,7 +173,7 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
   }
   if (held_bytes <= block_budget) {
     s.strategy = RowStrategy::kBlockPersistent;
-    s.threads = std::clamp(PowerOfTwoAtLeast(CeilDiv(length, kTargetValuesPerThread)), 128,
+    s.threads = std::clamp(PowerOfTwoAtLeast(CeilDiv(length, kTargetBytesPerThread / std::max<int64_t>(element_bytes_, 2))), 128,
                            limits_.max_threads_per_block);
     s.values_per_thread = static_cast<int>(CeilDiv(length, s.threads));
     s.reason = absl::StrCat(held, " fits one block's on-chip budget of ", Bytes(block_budget),
@@ -214,6 +221,7 @@ RowSchedule RowScheduler::Run() {
   RowSchedule s;
   s.rows = NumElements(group_.row_shape);
   s.row_length = NumElements(group_.shape) / s.rows;
+  s.broadcast_nodes = group_.broadcast_nodes;
 
   AssignStages(/*merge_online=*/false);
   std::vector<NodeId> full_outputs;
@@ -227,8 +235,11 @@ RowSchedule RowScheduler::Run() {
   const bool needs_hold = stages_.size() > 1 || full_after_reduction;
   int64_t held = 0;
   for (NodeId input : inputs_) {
-    if (IsFull(input)) ++held;
+    if (!IsFull(input)) continue;
+    ++held;
+    element_bytes_ = std::min(element_bytes_, DTypeSize(graph_.node(input).dtype));
   }
+  for (NodeId out : full_outputs) element_bytes_ = std::min(element_bytes_, DTypeSize(graph_.node(out).dtype));
   ChooseStrategy(s, needs_hold, std::max<int64_t>(held, 1));
 
   const bool looped = s.strategy == RowStrategy::kLooped || s.strategy == RowStrategy::kClusterLooped;

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "tests/differential.h"
 #include "tests/matmul_test_graphs.h"
+#include "tests/row_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -98,6 +99,31 @@ TEST_F(ExecutableGpuTest, OddRowLengthsMatchTheReference) {
   };
   for (const auto& [name, graph] : graphs) {
     EXPECT_EQ(CheckGraph(graph, cache, 11), "") << name;
+  }
+}
+
+// Layernorms whose 16-bit weight and bias casts fold into the row kernel
+// (read by column, as vectors on aligned rows, element by element on odd
+// ones) and softmaxes whose division is a product with the row's reciprocal,
+// on every row strategy: warp, block, exact and unaligned, cluster split and
+// looped.
+TEST_F(ExecutableGpuTest, RowKernelsWithFoldedWeightsMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  std::vector<std::pair<std::string, Graph>> graphs = {
+      {"layernorm warp bf16", LayerNormWithWeights(DType::kBF16, 129, 1024)},
+      {"layernorm warp bf16, odd", LayerNormWithWeights(DType::kBF16, 77, 771)},
+      {"layernorm block bf16, exact slots", LayerNormWithWeights(DType::kBF16, 33, 8192)},
+      {"layernorm block bf16, odd", LayerNormWithWeights(DType::kBF16, 67, 4093)},
+      {"layernorm block f16, odd", LayerNormWithWeights(DType::kF16, 41, 12289)},
+      {"layernorm cluster bf16, odd", LayerNormWithWeights(DType::kBF16, 5, 50257)},
+      {"layernorm cluster f32", LayerNormWithWeights(DType::kF32, 7, 128256)},
+      {"layernorm looped bf16, odd", LayerNormWithWeights(DType::kBF16, 3, 300007)},
+      {"softmax block bf16, exact slots", *SoftmaxNaive(DType::kBF16, 37, 8192)},
+      {"softmax cluster bf16, odd", *SoftmaxNaive(DType::kBF16, 9, 50257)},
+      {"softmax cluster f32", *SoftmaxNaive(DType::kF32, 13, 128256)},
+  };
+  for (const auto& [name, graph] : graphs) {
+    EXPECT_EQ(CheckGraph(graph, cache, 23), "") << name;
   }
 }
 
