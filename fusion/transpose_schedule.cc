@@ -17,11 +17,21 @@ constexpr int kThreads = 256;
 // (16 KiB) at a time.
 constexpr int kVectorsPerThread = 4;
 constexpr int kVectorBytes = 16;
-// Tiles: 64 elements a side (256-byte rows of f32, 128 of 16-bit types); a
-// dim shorter than that gets a tile as short as it, and the other side grows
-// up to this many elements, so a narrow tensor still moves long rows.
-constexpr int kTileSide = 64;
-constexpr int kTileElements = 4096;
+// Tiles: 16 KiB, so each thread has 4 (f32, i32), 8 (16-bit) or 16 (bool)
+// 16-byte loads in flight before its first shared-memory store, and a block
+// writes kV x kV micro-tiles, one per thread. 64 columns (128 for bool, whose
+// 64 would be half a line), the rows making up the rest: 64x64 f32, 128x64
+// 16-bit (a 64x64 16-bit tile had 2 loads in flight per thread and moved 0.67
+// of copy), 128x128 bool. Taller rather than wider for 16-bit types: a tile
+// whose writes straddle vector boundaries reads kV - 1 rows past its own
+// (kiln_transpose.cuh), 5% more of 128 rows. A dim shorter than its side
+// gets a tile as short as it (at least one vector), and the other side grows
+// to fill the 16 KiB, so a narrow tensor still moves long rows.
+constexpr int kTileBytes = 16384;
+constexpr int kMinTileThreads = 32;
+constexpr int kMaxTileThreads = 256;
+
+int TileColumns(int element_bytes) { return std::max(64, 128 / element_bytes); }
 
 int64_t PowerOfTwoAtLeast(int64_t v) { return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(v))); }
 
@@ -128,14 +138,23 @@ TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose) {
   const int64_t cols = s.dims.back();
   const int64_t batches = n / (rows * cols);
   s.strategy = TransposeStrategy::kTiled;
-  s.tile_rows = static_cast<int>(std::min<int64_t>(kTileSide, PowerOfTwoAtLeast(rows)));
-  s.tile_cols = static_cast<int>(std::min<int64_t>(kTileSide, PowerOfTwoAtLeast(cols)));
-  if (s.tile_cols < kTileSide) {
-    s.tile_rows = static_cast<int>(std::min<int64_t>(PowerOfTwoAtLeast(rows), kTileElements / s.tile_cols));
-  } else if (s.tile_rows < kTileSide) {
-    s.tile_cols = static_cast<int>(std::min<int64_t>(PowerOfTwoAtLeast(cols), kTileElements / s.tile_rows));
-  }
   s.vector_elements = kVectorBytes / s.element_bytes;
+  const int64_t v = s.vector_elements;
+  const int64_t tile_elements = kTileBytes / s.element_bytes;
+  const int64_t full_cols = TileColumns(s.element_bytes), full_rows = tile_elements / full_cols;
+  // A side spans at least one vector: micro-tiles are kV x kV.
+  auto side = [&](int64_t length, int64_t most) { return std::clamp(PowerOfTwoAtLeast(length), v, most); };
+  int64_t tile_rows = side(rows, full_rows), tile_cols = side(cols, full_cols);
+  if (tile_cols < full_cols) {
+    tile_rows = side(rows, tile_elements / tile_cols);
+  } else if (tile_rows < full_rows) {
+    tile_cols = side(cols, tile_elements / tile_rows);
+  }
+  s.tile_rows = static_cast<int>(tile_rows);
+  s.tile_cols = static_cast<int>(tile_cols);
+  // One micro-tile of kV vectors per thread (at least 4 vectors each way).
+  s.threads = static_cast<int>(std::clamp<int64_t>(tile_rows * tile_cols / (v * std::max<int64_t>(v, 4)),
+                                                   kMinTileThreads, kMaxTileThreads));
   // A tile's input rows are adjacent when the row dim comes right before the
   // last, and whole when one tile spans the last dim; likewise its output rows.
   s.reads = SideRows(cols, s.vector_elements, s.perm.back() == rank - 2 && s.tile_cols >= cols);
