@@ -15,14 +15,17 @@
 //   KILN_ROWS_ALIGNED: every row starts on a vector boundary. Reads store
 //     whole chunks; writes load kV x kV micro-tiles as kV chunks and transpose
 //     them in registers, so no shared access is narrower than 16 bytes.
-//   KILN_ROWS_STRADDLING: rows start off boundaries. Reads load the aligned
-//     vectors covering a row and keep its elements; writes gather the elements
-//     of each aligned output vector. A write vector belongs to the tile that
-//     holds its first element (the first tile of a row also owns the one
-//     straddling the row's start), and the tile holds the kV - 1 rows after it
-//     that its last vectors reach into, so no vector inside a row is split
-//     between two tiles and written in element-wise halves (that filled L2
-//     with partial sectors: 4093x8191 bf16 ran at 0.17 of copy on an H200).
+//   KILN_ROWS_STRADDLING: rows start off boundaries. Shared memory still
+//     moves whole chunks: a read chunk is the two aligned vectors covering it
+//     funnel-shifted by the row's lead, a write vector the columns of two
+//     micro-tiles funnel-shifted by its column's lead (kV scalar shared
+//     accesses per vector, as before, were issue-bound). A write vector
+//     belongs to the tile that holds its first element (the first tile of a
+//     row also owns the one straddling the row's start), and the tile holds
+//     the kV rows after it that its last vectors reach into, so no vector
+//     inside a row is split between two tiles and written in element-wise
+//     halves (that filled L2 with partial sectors: 4093x8191 bf16 ran at 0.17
+//     of copy on an H200).
 //   KILN_ROWS_CONTIGUOUS: rows start off boundaries, but the tile's rows are
 //     whole and adjacent in memory: the tile is one span of vectors, so short
 //     rows need no vector each.
@@ -72,33 +75,68 @@ __device__ __forceinline__ void kiln_chunk_store_global(void* p, const KilnChunk
 }
 template <typename B, int kV>
 __device__ __forceinline__ KilnChunk kiln_chunk_of(const KilnVec<B, kV>& v) {
-  KilnChunk c;
-  __builtin_memcpy(&c, &v, sizeof(c));
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  KilnChunk c = {};
+#pragma unroll
+  for (int j = 0; j < kV; ++j) c.w[j * kBytes / 4] |= static_cast<unsigned>(v.v[j]) << (8 * (j * kBytes % 4));
   return c;
 }
+// The 16 bytes from byte `offset` (0..15) on of lo followed by hi: whole
+// words picked by two selects per word, the bytes within them by one permute.
+__device__ __forceinline__ KilnChunk kiln_chunk_funnel(const KilnChunk& lo, const KilnChunk& hi, int offset) {
+  const unsigned w[8] = {lo.w[0], lo.w[1], lo.w[2], lo.w[3], hi.w[0], hi.w[1], hi.w[2], hi.w[3]};
+  unsigned by2[6], by1[5];
+#pragma unroll
+  for (int t = 0; t < 6; ++t) by2[t] = (offset & 8) ? w[t + 2] : w[t];
+#pragma unroll
+  for (int t = 0; t < 5; ++t) by1[t] = (offset & 4) ? by2[t + 1] : by2[t];
+  const unsigned select = 0x3210u + 0x1111u * static_cast<unsigned>(offset & 3);
+  KilnChunk out;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) out.w[q] = __byte_perm(by1[q], by1[q + 1], select);
+  return out;
+}
 
-// b[i] holds element i of every a[j] (b[i] element j = a[j] element i), for
-// kV x kV elements of kBytes each: word moves for 4 bytes, byte permutes for
-// 2 (one per output word) and 1 (three per output word).
+template <typename B, int kV>
+__device__ __forceinline__ KilnVec<B, kV> kiln_vec_of(const KilnChunk& c) {
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  KilnVec<B, kV> v;
+#pragma unroll
+  for (int j = 0; j < kV; ++j) v.v[j] = static_cast<B>(c.w[j * kBytes / 4] >> (8 * (j * kBytes % 4)));
+  return v;
+}
+
+// Column i of the kV x kV micro-tile whose row j is a[j]: element j is
+// element i of a[j]. Word moves for 4-byte elements, byte permutes for 2
+// (one per word) and 1 (three per word).
 template <int kBytes>
-__device__ __forceinline__ void kiln_transpose_chunks(const KilnChunk (&a)[16 / kBytes],
-                                                      KilnChunk (&b)[16 / kBytes]) {
-  constexpr int kV = 16 / kBytes;
+__device__ __forceinline__ KilnChunk kiln_micro_column(const KilnChunk (&a)[16 / kBytes], int i) {
+  KilnChunk b;
 #pragma unroll
-  for (int i = 0; i < kV; ++i) {
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-      if constexpr (kBytes == 4) {
-        b[i].w[q] = a[q].w[i];
-      } else if constexpr (kBytes == 2) {
-        b[i].w[q] = __byte_perm(a[2 * q].w[i / 2], a[2 * q + 1].w[i / 2], (i & 1) ? 0x7632 : 0x5410);
-      } else {
-        const unsigned select = (i & 3) | ((4 + (i & 3)) << 4);
-        const unsigned low = __byte_perm(a[4 * q].w[i / 4], a[4 * q + 1].w[i / 4], select);
-        const unsigned high = __byte_perm(a[4 * q + 2].w[i / 4], a[4 * q + 3].w[i / 4], select);
-        b[i].w[q] = __byte_perm(low, high, 0x5410);
-      }
+  for (int q = 0; q < 4; ++q) {
+    if constexpr (kBytes == 4) {
+      b.w[q] = a[q].w[i];
+    } else if constexpr (kBytes == 2) {
+      b.w[q] = __byte_perm(a[2 * q].w[i / 2], a[2 * q + 1].w[i / 2], (i & 1) ? 0x7632 : 0x5410);
+    } else {
+      const unsigned select = (i & 3) | ((4 + (i & 3)) << 4);
+      const unsigned low = __byte_perm(a[4 * q].w[i / 4], a[4 * q + 1].w[i / 4], select);
+      const unsigned high = __byte_perm(a[4 * q + 2].w[i / 4], a[4 * q + 3].w[i / 4], select);
+      b.w[q] = __byte_perm(low, high, 0x5410);
     }
+  }
+  return b;
+}
+
+// The aligned vector at out[g..g+kV): one 16-byte store when it lies inside
+// [begin, end), else only its elements inside.
+template <typename B, int kV>
+__device__ __forceinline__ void kiln_chunk_store_clipped(B* __restrict__ out, long long g, long long begin,
+                                                         long long end, const KilnChunk& c) {
+  if (g >= begin && g + kV <= end) {
+    kiln_chunk_store_global(out + g, c);
+  } else {
+    kiln_store_span<B, kV>(out, g, begin, end, kiln_vec_of<B, kV>(c));
   }
 }
 
@@ -107,8 +145,8 @@ struct KilnTileLayout {
   static constexpr int kV = Shape::kV;
   static constexpr int kChunks = Shape::kTileC / kV;  // per tile row
   static constexpr int kSwizzle = (kChunks < 8 ? kChunks : 8) - 1;
-  // Rows held: the tile's, and when writes straddle the kV - 1 after them.
-  static constexpr int kHeldRows = Shape::kTileR + (Shape::kWrites == KILN_ROWS_STRADDLING ? kV - 1 : 0);
+  // Rows held: the tile's, and when writes straddle the kV after them.
+  static constexpr int kHeldRows = Shape::kTileR + (Shape::kWrites == KILN_ROWS_STRADDLING ? kV : 0);
   // The element offset of chunk k of row r, and of element (r, c).
   static __device__ __forceinline__ int chunk(int r, int k) {
     return r * Shape::kTileC + (k ^ (static_cast<unsigned>(r) / kV & kSwizzle)) * kV;
@@ -142,34 +180,38 @@ __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long lo
       if (i < kVectors && r < held && k * kV < cols) kiln_chunk_store_shared(tile + L::chunk(r, k), x[u]);
     }
   } else if constexpr (Shape::kReads == KILN_ROWS_STRADDLING) {
-    // A row of up to kTileC elements starting off a boundary touches kChunks + 1 vectors.
-    constexpr int kPerRow = L::kChunks + 1;
-    constexpr int kVectors = L::kHeldRows * kPerRow;
+    // Chunk k of row r is the 16 bytes from the row's lead on of the aligned
+    // vectors k and k + 1 covering the row: two vector loads (the second
+    // mostly an L1 hit, the next thread's first) and a funnel shift, where
+    // kV scalar shared stores per vector were issue-bound.
+    // Four chunks' loads in flight at a time: all of them at once held 166
+    // registers for 16-bit tiles (three blocks an SM).
+    constexpr int kVectors = L::kHeldRows * L::kChunks;
     constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
-    // Vector i reads row r from its column c on (c < 0: it starts before the row).
-    auto origin = [&](int i, int& r, int& c) -> long long {
-      r = i / kPerRow;
-      const long long row = in_at + r * Shape::kInRowStride;
-      c = i % kPerRow * kV - static_cast<int>(row & (kV - 1));
-      return row + c;
-    };
-    KilnVec<B, kV> x[kSteps];
+    constexpr int kBatch = 4;
 #pragma unroll
-    for (int u = 0; u < kSteps; ++u) {
-      const int i = threadIdx.x + u * Shape::kThreads;
-      int r, c;
-      const long long at = origin(i, r, c);
-      if (i < kVectors && r < held && c < cols) x[u] = kiln_load_span<B, kV>(in, at, 0, Shape::kN);
-    }
+    for (int b = 0; b < kSteps; b += kBatch) {
+      KilnVec<B, kV> lo[kBatch], hi[kBatch];
 #pragma unroll
-    for (int u = 0; u < kSteps; ++u) {
-      const int i = threadIdx.x + u * Shape::kThreads;
-      int r, c;
-      origin(i, r, c);
-      if (i >= kVectors || r >= held || c >= cols) continue;
+      for (int u = 0; u < kBatch; ++u) {
+        const int i = threadIdx.x + (b + u) * Shape::kThreads;
+        const int r = i / L::kChunks, k = i % L::kChunks;
+        if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
+          const long long row = in_at + r * Shape::kInRowStride;
+          const long long at = row - (row & (kV - 1)) + k * kV;
+          lo[u] = kiln_load_span<B, kV>(in, at, 0, Shape::kN);
+          hi[u] = kiln_load_span<B, kV>(in, at + kV, 0, Shape::kN);
+        }
+      }
 #pragma unroll
-      for (int j = 0; j < kV; ++j) {
-        if (c + j >= 0 && c + j < cols) tile[L::at(r, c + j)] = x[u].v[j];
+      for (int u = 0; u < kBatch; ++u) {
+        const int i = threadIdx.x + (b + u) * Shape::kThreads;
+        const int r = i / L::kChunks, k = i % L::kChunks;
+        if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
+          const int lead = static_cast<int>((in_at + r * Shape::kInRowStride) & (kV - 1));
+          kiln_chunk_store_shared(tile + L::chunk(r, k), kiln_chunk_funnel(kiln_chunk_of(lo[u]), kiln_chunk_of(hi[u]),
+                                                                           lead * static_cast<int>(sizeof(B))));
+        }
       }
     }
   } else {
@@ -208,6 +250,7 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
                                                 long long rows_left, int cols, const B* tile) {
   using L = KilnTileLayout<Shape>;
   constexpr int kV = Shape::kV;
+  constexpr int kBytes = static_cast<int>(sizeof(B));
   constexpr int kMicroRows = Shape::kTileR / kV;
   if constexpr (Shape::kWrites == KILN_ROWS_ALIGNED) {
     // Micro-tile m is tile rows [mr * kV, +kV) x chunk column mc; consecutive
@@ -220,41 +263,54 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
       const int m = threadIdx.x + u * Shape::kThreads;
       const int mr = m % kMicroRows, mc = m / kMicroRows;
       if (m >= kMicro || mr * kV >= rows || mc * kV >= cols) continue;
-      KilnChunk a[kV], b[kV];
+      KilnChunk a[kV];
 #pragma unroll
       for (int j = 0; j < kV; ++j) a[j] = kiln_chunk_load(tile + L::chunk(mr * kV + j, mc));
-      kiln_transpose_chunks<static_cast<int>(sizeof(B))>(a, b);
 #pragma unroll
       for (int i = 0; i < kV; ++i) {
         const int c = mc * kV + i;
-        if (c < cols) kiln_chunk_store_global(out + out_at + c * Shape::kOutColStride + mr * kV, b[i]);
+        if (c < cols) {
+          kiln_chunk_store_global(out + out_at + c * Shape::kOutColStride + mr * kV, kiln_micro_column<kBytes>(a, i));
+        }
       }
     }
   } else if constexpr (Shape::kWrites == KILN_ROWS_STRADDLING) {
-    // Slot p of column c is the aligned vector starting at tile row
-    // first + (p - 1) * kV, where first is the column's first boundary.
-    constexpr int kPerCol = kMicroRows + 1;
-    constexpr int kVectors = Shape::kTileC * kPerCol;
-    constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
+    // Item (p, mc) writes, for each column c of chunk column mc, the aligned
+    // vector starting at tile row first + (p - 1) * kV (first: the column's
+    // first boundary, p from 1 to kMicroRows): micro-tiles p - 1 and p read
+    // as chunks, the column of each taken in registers and the pair funnel
+    // shifted by first. Item p = 1 of a row's first tile also writes the
+    // vector straddling the row's start.
+    constexpr int kMicro = kMicroRows * L::kChunks;
+    constexpr int kSteps = (kMicro + Shape::kThreads - 1) / Shape::kThreads;
 #pragma unroll
     for (int u = 0; u < kSteps; ++u) {
-      const int i = threadIdx.x + u * Shape::kThreads;
-      const int c = i / kPerCol, p = i % kPerCol;
-      const long long base = out_at + c * Shape::kOutColStride;  // tile row 0 of output row c
-      const int first = static_cast<int>(-base & (kV - 1));
-      const int r = first + (p - 1) * kV;
-      // Slot 0 starts before the tile: only the row's first tile writes it.
-      if (i >= kVectors || c >= cols || r >= rows_left || (p == 0 && (r0 > 0 || first == 0))) continue;
-      KilnVec<B, kV> y;
+      const int m = threadIdx.x + u * Shape::kThreads;
+      const int p = m % kMicroRows + 1, mc = m / kMicroRows;
+      if (m >= kMicro || mc * kV >= cols || (p - 1) * kV >= rows_left) continue;
+      KilnChunk above[kV], below[kV];
 #pragma unroll
       for (int j = 0; j < kV; ++j) {
-        if (r + j >= 0 && r + j < rows_left) y.v[j] = tile[L::at(r + j, c)];
+        above[j] = kiln_chunk_load(tile + L::chunk((p - 1) * kV + j, mc));
+        below[j] = kiln_chunk_load(tile + L::chunk(p * kV + j, mc));
       }
-      const long long begin = base - r0, end = base + rows_left;  // output row c
-      if (base + r >= begin && base + r + kV <= end) {
-        kiln_chunk_store_global(out + base + r, kiln_chunk_of(y));
-      } else {
-        kiln_store_span<B, kV>(out, base + r, begin, end, y);
+#pragma unroll
+      for (int i = 0; i < kV; ++i) {
+        const int c = mc * kV + i;
+        if (c >= cols) continue;
+        const long long base = out_at + c * Shape::kOutColStride;  // tile row 0 of output row c
+        const long long begin = base - r0, end = base + rows_left;  // output row c
+        const int first = static_cast<int>(-base & (kV - 1));
+        const KilnChunk upper = kiln_micro_column<kBytes>(above, i);
+        const int r = first + (p - 1) * kV;
+        if (r < rows_left) {
+          kiln_chunk_store_clipped<B, kV>(out, base + r, begin, end,
+                                          kiln_chunk_funnel(upper, kiln_micro_column<kBytes>(below, i), first * kBytes));
+        }
+        if (p == 1 && r0 == 0 && first > 0) {
+          kiln_chunk_store_clipped<B, kV>(out, base + first - kV, begin, end,
+                                          kiln_chunk_funnel(KilnChunk{}, upper, first * kBytes));
+        }
       }
     }
   } else {
@@ -269,18 +325,14 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
       const int i = threadIdx.x + u * Shape::kThreads;
       const int e = i * kV - lead;
       if (i >= kVectors || e >= n) continue;
-      KilnVec<B, kV> y;
+      KilnVec<B, kV> y = {};
 #pragma unroll
       for (int j = 0; j < kV; ++j) {
         const int ej = e + j;
         const int c = ej / kRows;
         if (ej >= 0 && ej < n) y.v[j] = tile[L::at(ej - c * kRows, c)];
       }
-      if (e >= 0 && e + kV <= n) {
-        kiln_chunk_store_global(out + out_at + e, kiln_chunk_of(y));
-      } else {
-        kiln_store_span<B, kV>(out, out_at + e, out_at, out_at + n, y);
-      }
+      kiln_chunk_store_clipped<B, kV>(out, out_at + e, out_at, out_at + n, kiln_chunk_of(y));
     }
   }
 }
