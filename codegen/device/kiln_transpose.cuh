@@ -128,6 +128,26 @@ __device__ __forceinline__ KilnChunk kiln_micro_column(const KilnChunk (&a)[16 /
   return b;
 }
 
+// The element-wise ends of kiln_load_span and kiln_store_span, out of line:
+// a tensor's or a row's ends are rare, and inlined at every vector of a
+// tile they made a 16-bit kernel's code four times larger and its ptxas
+// run a second longer.
+template <typename B, int kV>
+__device__ __noinline__ KilnChunk kiln_load_span_edge(const B* __restrict__ in, long long g, long long begin,
+                                                      long long end) {
+  return kiln_chunk_of(kiln_load_span<B, kV>(in, g, begin, end));
+}
+template <typename B, int kV>
+__device__ __noinline__ void kiln_store_span_edge(B* __restrict__ out, long long g, long long begin, long long end,
+                                                  KilnChunk c) {
+  kiln_store_span<B, kV>(out, g, begin, end, kiln_vec_of<B, kV>(c));
+}
+
+// The aligned vector at in[g..g+kV), its elements outside [0, n) zero.
+template <typename B, int kV>
+__device__ __forceinline__ KilnChunk kiln_chunk_load_clipped(const B* __restrict__ in, long long g, long long n) {
+  return g >= 0 && g + kV <= n ? kiln_chunk_load(in + g) : kiln_load_span_edge<B, kV>(in, g, 0, n);
+}
 // The aligned vector at out[g..g+kV): one 16-byte store when it lies inside
 // [begin, end), else only its elements inside.
 template <typename B, int kV>
@@ -136,7 +156,7 @@ __device__ __forceinline__ void kiln_chunk_store_clipped(B* __restrict__ out, lo
   if (g >= begin && g + kV <= end) {
     kiln_chunk_store_global(out + g, c);
   } else {
-    kiln_store_span<B, kV>(out, g, begin, end, kiln_vec_of<B, kV>(c));
+    kiln_store_span_edge<B, kV>(out, g, begin, end, c);
   }
 }
 
@@ -156,13 +176,15 @@ struct KilnTileLayout {
   }
 };
 
-// Loads `held` rows of `cols` columns from the input into `tile`, every load
-// of a thread issued before the first is stored, so they are in flight together.
+// Loads `held` rows of `cols` columns from the input into `tile`, a thread's
+// loads all issued before the first is stored (four at a time when rows
+// straddle), so they are in flight together.
 template <typename B, typename Shape>
 __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long long in_at, int held, int cols,
                                                B* tile) {
   using L = KilnTileLayout<Shape>;
   constexpr int kV = Shape::kV;
+  constexpr int kBytes = static_cast<int>(sizeof(B));
   if constexpr (Shape::kReads == KILN_ROWS_ALIGNED) {
     constexpr int kVectors = L::kHeldRows * L::kChunks;
     constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
@@ -171,7 +193,9 @@ __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long lo
     for (int u = 0; u < kSteps; ++u) {
       const int i = threadIdx.x + u * Shape::kThreads;
       const int r = i / L::kChunks, k = i % L::kChunks;
-      if (i < kVectors && r < held && k * kV < cols) x[u] = kiln_chunk_load(in + in_at + r * Shape::kInRowStride + k * kV);
+      if (i < kVectors && r < held && k * kV < cols) {
+        x[u] = kiln_chunk_load(in + in_at + r * Shape::kInRowStride + k * kV);
+      }
     }
 #pragma unroll
     for (int u = 0; u < kSteps; ++u) {
@@ -183,15 +207,15 @@ __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long lo
     // Chunk k of row r is the 16 bytes from the row's lead on of the aligned
     // vectors k and k + 1 covering the row: two vector loads (the second
     // mostly an L1 hit, the next thread's first) and a funnel shift, where
-    // kV scalar shared stores per vector were issue-bound.
-    // Four chunks' loads in flight at a time: all of them at once held 166
-    // registers for 16-bit tiles (three blocks an SM).
+    // kV scalar shared stores per vector were issue-bound. Four chunks'
+    // loads are in flight at a time: all of a 16-bit tile's at once took 166
+    // registers (three blocks an SM), four take 96.
     constexpr int kVectors = L::kHeldRows * L::kChunks;
     constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
     constexpr int kBatch = 4;
 #pragma unroll
     for (int b = 0; b < kSteps; b += kBatch) {
-      KilnVec<B, kV> lo[kBatch], hi[kBatch];
+      KilnChunk lo[kBatch], hi[kBatch];
 #pragma unroll
       for (int u = 0; u < kBatch; ++u) {
         const int i = threadIdx.x + (b + u) * Shape::kThreads;
@@ -199,8 +223,8 @@ __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long lo
         if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
           const long long row = in_at + r * Shape::kInRowStride;
           const long long at = row - (row & (kV - 1)) + k * kV;
-          lo[u] = kiln_load_span<B, kV>(in, at, 0, Shape::kN);
-          hi[u] = kiln_load_span<B, kV>(in, at + kV, 0, Shape::kN);
+          lo[u] = kiln_chunk_load_clipped<B, kV>(in, at, Shape::kN);
+          hi[u] = kiln_chunk_load_clipped<B, kV>(in, at + kV, Shape::kN);
         }
       }
 #pragma unroll
@@ -209,8 +233,7 @@ __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long lo
         const int r = i / L::kChunks, k = i % L::kChunks;
         if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
           const int lead = static_cast<int>((in_at + r * Shape::kInRowStride) & (kV - 1));
-          kiln_chunk_store_shared(tile + L::chunk(r, k), kiln_chunk_funnel(kiln_chunk_of(lo[u]), kiln_chunk_of(hi[u]),
-                                                                           lead * static_cast<int>(sizeof(B))));
+          kiln_chunk_store_shared(tile + L::chunk(r, k), kiln_chunk_funnel(lo[u], hi[u], lead * kBytes));
         }
       }
     }
@@ -304,8 +327,8 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
         const KilnChunk upper = kiln_micro_column<kBytes>(above, i);
         const int r = first + (p - 1) * kV;
         if (r < rows_left) {
-          kiln_chunk_store_clipped<B, kV>(out, base + r, begin, end,
-                                          kiln_chunk_funnel(upper, kiln_micro_column<kBytes>(below, i), first * kBytes));
+          const KilnChunk lower = kiln_micro_column<kBytes>(below, i);
+          kiln_chunk_store_clipped<B, kV>(out, base + r, begin, end, kiln_chunk_funnel(upper, lower, first * kBytes));
         }
         if (p == 1 && r0 == 0 && first > 0) {
           kiln_chunk_store_clipped<B, kV>(out, base + first - kV, begin, end,
