@@ -17,19 +17,18 @@ constexpr int kThreads = 256;
 // (16 KiB) at a time.
 constexpr int kVectorsPerThread = 4;
 constexpr int kVectorBytes = 16;
-// Tiles: 16 KiB, so each thread has 4 (f32, i32), 8 (16-bit) or 16 (bool)
-// 16-byte loads in flight before its first shared-memory store, and a block
-// writes kV x kV micro-tiles, one per thread. 64 columns (128 for bool, whose
-// 64 would be half a line), the rows making up the rest: 64x64 f32, 128x64
-// 16-bit (a 64x64 16-bit tile had 2 loads in flight per thread and moved 0.67
-// of copy), 128x128 bool. Taller rather than wider for 16-bit types: a tile
-// whose writes straddle vector boundaries reads kV - 1 rows past its own
-// (kiln_transpose.cuh), 5% more of 128 rows. A dim shorter than its side
+// Tiles: 16 KiB, and a block of one thread per kV x kV micro-tile, so each
+// thread has kV 16-byte loads in flight before its first shared-memory store
+// (4 for f32 and i32, 8 for 16-bit types, 16 for bool; the previous 64x64
+// 16-bit tile on 256 threads had 2). 64 columns (128 for bool, whose 64
+// would be half a 128-byte line), the rows making up the rest: 64x64 f32,
+// 128x64 16-bit, 128x128 bool. Taller rather than wider: a tile whose writes
+// straddle vector boundaries also reads the kV rows after its own
+// (kiln_transpose.cuh), 6% more of 128 rows. A dim shorter than its side
 // gets a tile as short as it (at least one vector), and the other side grows
 // to fill the 16 KiB, so a narrow tensor still moves long rows.
 constexpr int kTileBytes = 16384;
 constexpr int kMinTileThreads = 32;
-constexpr int kMaxTileThreads = 256;
 
 int TileColumns(int element_bytes) { return std::max(64, 128 / element_bytes); }
 
@@ -152,9 +151,8 @@ TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose) {
   }
   s.tile_rows = static_cast<int>(tile_rows);
   s.tile_cols = static_cast<int>(tile_cols);
-  // One micro-tile of kV vectors per thread (at least 4 vectors each way).
-  s.threads = static_cast<int>(std::clamp<int64_t>(tile_rows * tile_cols / (v * std::max<int64_t>(v, 4)),
-                                                   kMinTileThreads, kMaxTileThreads));
+  // A thread per micro-tile (256 at most, for f32's 64x64), at least a warp.
+  s.threads = static_cast<int>(std::max<int64_t>(tile_rows * tile_cols / (v * v), kMinTileThreads));
   // A tile's input rows are adjacent when the row dim comes right before the
   // last, and whole when one tile spans the last dim; likewise its output rows.
   s.reads = SideRows(cols, s.vector_elements, s.perm.back() == rank - 2 && s.tile_cols >= cols);
