@@ -186,11 +186,8 @@ std::string TiledBody(const TransposeSchedule& s, absl::string_view tile_shape, 
       "    long long in_base = 0, out_base = 0;\n",
       DecomposeIndex("batch", batch_dims, {in_term, out_term}, "    "),
       "    const long long r0 = row_tile * Tile::kTileR, c0 = col_tile * Tile::kTileC;\n"
-      "    // The tile's extent, short at the last row and column of tiles.\n"
-      "    const int rows = static_cast<int>(Tile::kRows - r0 < Tile::kTileR ? Tile::kRows - r0 : Tile::kTileR);\n"
-      "    const int cols = static_cast<int>(Tile::kCols - c0 < Tile::kTileC ? Tile::kCols - c0 : Tile::kTileC);\n"
       "    kiln_transpose_tile<T, Tile>(", in, ", ", out, ", in_base + r0 * Tile::kInRowStride + c0, out_base + c0 * "
-      "Tile::kOutColStride + r0, rows, cols);\n",
+      "Tile::kOutColStride + r0, r0, c0);\n",
       items.close);
 }
 

@@ -209,7 +209,7 @@ enum class TransposeStrategy {
 // rows when reading, the output's when writing), always as 16-byte vectors.
 enum class TileRows {
   kAligned,     // every row starts on a vector boundary
-  kStraddling,  // rows start off boundaries: the vectors straddling a row's ends are split
+  kStraddling,  // rows start off boundaries: aligned vectors shifted in registers, split only at a row's ends
   kContiguous,  // rows start off boundaries but are whole and adjacent: the tile is one span of vectors
 };
 

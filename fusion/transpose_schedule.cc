@@ -17,11 +17,20 @@ constexpr int kThreads = 256;
 // (16 KiB) at a time.
 constexpr int kVectorsPerThread = 4;
 constexpr int kVectorBytes = 16;
-// Tiles: 64 elements a side (256-byte rows of f32, 128 of 16-bit types); a
-// dim shorter than that gets a tile as short as it, and the other side grows
-// up to this many elements, so a narrow tensor still moves long rows.
-constexpr int kTileSide = 64;
-constexpr int kTileElements = 4096;
+// Tiles: 16 KiB, and a block of one thread per kV x kV micro-tile, so each
+// thread has kV 16-byte loads in flight before its first shared-memory store
+// (4 for f32 and i32, 8 for 16-bit types, 16 for bool; the previous 64x64
+// 16-bit tile on 256 threads had 2). 64 columns (128 for bool, whose 64
+// would be half a 128-byte line), the rows making up the rest: 64x64 f32,
+// 128x64 16-bit, 128x128 bool. Taller rather than wider: a tile whose writes
+// straddle vector boundaries also reads the kV rows after its own
+// (kiln_transpose.cuh), 6% more of 128 rows. A dim shorter than its side
+// gets a tile as short as it (at least one vector), and the other side grows
+// to fill the 16 KiB, so a narrow tensor still moves long rows.
+constexpr int kTileBytes = 16384;
+constexpr int kMinTileThreads = 32;
+
+int TileColumns(int element_bytes) { return std::max(64, 128 / element_bytes); }
 
 int64_t PowerOfTwoAtLeast(int64_t v) { return static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(v))); }
 
@@ -128,14 +137,22 @@ TransposeSchedule ScheduleTranspose(const Graph& graph, NodeId transpose) {
   const int64_t cols = s.dims.back();
   const int64_t batches = n / (rows * cols);
   s.strategy = TransposeStrategy::kTiled;
-  s.tile_rows = static_cast<int>(std::min<int64_t>(kTileSide, PowerOfTwoAtLeast(rows)));
-  s.tile_cols = static_cast<int>(std::min<int64_t>(kTileSide, PowerOfTwoAtLeast(cols)));
-  if (s.tile_cols < kTileSide) {
-    s.tile_rows = static_cast<int>(std::min<int64_t>(PowerOfTwoAtLeast(rows), kTileElements / s.tile_cols));
-  } else if (s.tile_rows < kTileSide) {
-    s.tile_cols = static_cast<int>(std::min<int64_t>(PowerOfTwoAtLeast(cols), kTileElements / s.tile_rows));
-  }
   s.vector_elements = kVectorBytes / s.element_bytes;
+  const int64_t v = s.vector_elements;
+  const int64_t tile_elements = kTileBytes / s.element_bytes;
+  const int64_t full_cols = TileColumns(s.element_bytes), full_rows = tile_elements / full_cols;
+  // A side spans at least one vector: micro-tiles are kV x kV.
+  auto side = [&](int64_t length, int64_t most) { return std::clamp(PowerOfTwoAtLeast(length), v, most); };
+  int64_t tile_rows = side(rows, full_rows), tile_cols = side(cols, full_cols);
+  if (tile_cols < full_cols) {
+    tile_rows = side(rows, tile_elements / tile_cols);
+  } else if (tile_rows < full_rows) {
+    tile_cols = side(cols, tile_elements / tile_rows);
+  }
+  s.tile_rows = static_cast<int>(tile_rows);
+  s.tile_cols = static_cast<int>(tile_cols);
+  // A thread per micro-tile (256 at most, for f32's 64x64), at least a warp.
+  s.threads = static_cast<int>(std::max<int64_t>(tile_rows * tile_cols / (v * v), kMinTileThreads));
   // A tile's input rows are adjacent when the row dim comes right before the
   // last, and whole when one tile spans the last dim; likewise its output rows.
   s.reads = SideRows(cols, s.vector_elements, s.perm.back() == rank - 2 && s.tile_cols >= cols);

@@ -1,53 +1,255 @@
 // ---- transposes: one tile through shared memory ----
-// kiln_transpose_tile moves the rows x cols tile (rows <= kTileR, cols <=
-// kTileC) whose element (r, c) is in[in_at + r * kInRowStride + c] to
-// out[out_at + c * kOutColStride + r]. Reads go along the input's rows and
-// writes along the output's rows, both as 16-byte vectors of kV elements, so
-// a warp moves whole 128-byte lines each way. The tile's rows are padded by
-// one element, so a column's elements fall in different banks.
+// kiln_transpose_tile moves the tile whose first row is r0 and first column
+// c0: its element (r, c) is in[in_at + r * kInRowStride + c] and goes to
+// out[out_at + c * kOutColStride + r]. Global memory moves as aligned 16-byte
+// vectors of kV elements both ways (element by element only at the ends of a
+// tensor or of a row), so a warp reads and writes whole 128-byte lines.
+//
+// Shared memory holds the tile row by row in 16-byte chunks, chunk k of row r
+// at chunk k ^ ((r / kV) & 7) of its row. The swizzle, unlike a padded row,
+// keeps every chunk 16-byte aligned, and the chunks a quarter-warp touches at
+// once (8 along a row when reading, one chunk column of 8 micro-tiles kV rows
+// apart when writing) all fall in different banks.
 //
 // How each side moves its rows (TileRows in fusion/plan.h):
-//   KILN_ROWS_ALIGNED: every row starts on a vector boundary;
-//   KILN_ROWS_STRADDLING: rows start off boundaries, and the vectors that
-//     straddle a row's ends move too: a read keeps only the row's elements
-//     (it may read any of the input's kN elements), a write writes only them;
+//   KILN_ROWS_ALIGNED: every row starts on a vector boundary. Reads store
+//     whole chunks; writes load kV x kV micro-tiles as kV chunks and transpose
+//     them in registers, so no shared access is narrower than 16 bytes.
+//   KILN_ROWS_STRADDLING: rows start off boundaries. Shared memory still
+//     moves whole chunks: a read chunk is the two aligned vectors covering it
+//     funnel-shifted by the row's lead, a write vector the columns of two
+//     micro-tiles funnel-shifted by its column's lead (kV scalar shared
+//     accesses per vector, as before, were issue-bound). A write vector
+//     belongs to the tile that holds its first element (the first tile of a
+//     row also owns the one straddling the row's start), and the tile holds
+//     the kV rows after it that its last vectors reach into, so no vector
+//     inside a row is split between two tiles and written in element-wise
+//     halves (that filled L2 with partial sectors: 4093x8191 bf16 ran at 0.17
+//     of copy on an H200).
 //   KILN_ROWS_CONTIGUOUS: rows start off boundaries, but the tile's rows are
 //     whole and adjacent in memory: the tile is one span of vectors, so short
 //     rows need no vector each.
 //
-// Shape holds kThreads (the block), kTileR, kTileC, kV, kReads and kWrites
-// (KilnTileRows), kRows and kCols (the dims the tile's rows and columns run
-// along), kInRowStride and kOutColStride (elements) and kN (the input's
-// elements).
+// Shape holds kThreads (the block), kTileR, kTileC (powers of two, at least
+// kV), kV, kReads and kWrites (KilnTileRows), kRows and kCols (the dims the
+// tile's rows and columns run along), kInRowStride and kOutColStride
+// (elements) and kN (the input's elements).
 enum KilnTileRows { KILN_ROWS_ALIGNED, KILN_ROWS_STRADDLING, KILN_ROWS_CONTIGUOUS };
 
-// Vectors per line of `length` elements: an unaligned line of n elements
-// touches up to one vector more than n / kV.
-template <int Rows, int kV>
-__device__ __forceinline__ constexpr int kiln_vectors_per_line(int length) {
-  return Rows == KILN_ROWS_ALIGNED ? length / kV : (length + 2 * kV - 2) / kV;
+// A transpose moves bits, never values: every element travels as the
+// unsigned integer of its size (a NaN's payload survives).
+template <int kBytes>
+struct KilnBitsOf;
+template <>
+struct KilnBitsOf<1> {
+  using type = unsigned char;
+};
+template <>
+struct KilnBitsOf<2> {
+  using type = unsigned short;
+};
+template <>
+struct KilnBitsOf<4> {
+  using type = unsigned;
+};
+
+// A 16-byte vector as four words, the form the register transpose works on.
+struct KilnChunk {
+  unsigned w[4];
+};
+__device__ __forceinline__ KilnChunk kiln_chunk_load(const void* p) {
+  const uint4 v = *static_cast<const uint4*>(p);
+  return {{v.x, v.y, v.z, v.w}};
+}
+__device__ __forceinline__ void kiln_chunk_store_shared(void* p, const KilnChunk& c) {
+  *static_cast<uint4*>(p) = make_uint4(c.w[0], c.w[1], c.w[2], c.w[3]);
+}
+// NVCC splits a 16-byte global store of values gathered from shared memory
+// into scalar stores, even one written as a uint4 (the previous tile kernel
+// stored f32 tiles as 4 st.global.f32 per vector and 16-bit ones as 8
+// st.global.u16, and L2 saturated on sectors); inline PTX keeps one vector.
+__device__ __forceinline__ void kiln_chunk_store_global(void* p, const KilnChunk& c) {
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(c.w[0]), "r"(c.w[1]), "r"(c.w[2]),
+               "r"(c.w[3])
+               : "memory");
+}
+template <typename B, int kV>
+__device__ __forceinline__ KilnChunk kiln_chunk_of(const KilnVec<B, kV>& v) {
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  KilnChunk c = {};
+#pragma unroll
+  for (int j = 0; j < kV; ++j) c.w[j * kBytes / 4] |= static_cast<unsigned>(v.v[j]) << (8 * (j * kBytes % 4));
+  return c;
+}
+// The 16 bytes from byte `offset` (0..15) on of lo followed by hi: whole
+// words picked by two selects per word, the bytes within them by one permute.
+__device__ __forceinline__ KilnChunk kiln_chunk_funnel(const KilnChunk& lo, const KilnChunk& hi, int offset) {
+  const unsigned w[8] = {lo.w[0], lo.w[1], lo.w[2], lo.w[3], hi.w[0], hi.w[1], hi.w[2], hi.w[3]};
+  unsigned by2[6], by1[5];
+#pragma unroll
+  for (int t = 0; t < 6; ++t) by2[t] = (offset & 8) ? w[t + 2] : w[t];
+#pragma unroll
+  for (int t = 0; t < 5; ++t) by1[t] = (offset & 4) ? by2[t + 1] : by2[t];
+  const unsigned select = 0x3210u + 0x1111u * static_cast<unsigned>(offset & 3);
+  KilnChunk out;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) out.w[q] = __byte_perm(by1[q], by1[q + 1], select);
+  return out;
 }
 
-// Loads the tile from the input into `tile`, every load of a thread issued
-// before the first is stored, so they are in flight together.
-template <typename T, typename Shape>
-__device__ __forceinline__ void kiln_tile_load(const T* __restrict__ in, long long in_at, int rows, int cols,
-                                               T* tile) {
+template <typename B, int kV>
+__device__ __forceinline__ KilnVec<B, kV> kiln_vec_of(const KilnChunk& c) {
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  KilnVec<B, kV> v;
+#pragma unroll
+  for (int j = 0; j < kV; ++j) v.v[j] = static_cast<B>(c.w[j * kBytes / 4] >> (8 * (j * kBytes % 4)));
+  return v;
+}
+
+// Column i of the kV x kV micro-tile whose row j is a[j]: element j is
+// element i of a[j]. Word moves for 4-byte elements, byte permutes for 2
+// (one per word) and 1 (three per word).
+template <int kBytes>
+__device__ __forceinline__ KilnChunk kiln_micro_column(const KilnChunk (&a)[16 / kBytes], int i) {
+  KilnChunk b;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if constexpr (kBytes == 4) {
+      b.w[q] = a[q].w[i];
+    } else if constexpr (kBytes == 2) {
+      b.w[q] = __byte_perm(a[2 * q].w[i / 2], a[2 * q + 1].w[i / 2], (i & 1) ? 0x7632 : 0x5410);
+    } else {
+      const unsigned select = (i & 3) | ((4 + (i & 3)) << 4);
+      const unsigned low = __byte_perm(a[4 * q].w[i / 4], a[4 * q + 1].w[i / 4], select);
+      const unsigned high = __byte_perm(a[4 * q + 2].w[i / 4], a[4 * q + 3].w[i / 4], select);
+      b.w[q] = __byte_perm(low, high, 0x5410);
+    }
+  }
+  return b;
+}
+
+// The element-wise ends of kiln_load_span and kiln_store_span, out of line:
+// a tensor's or a row's ends are rare, and inlined at every vector of a
+// tile they made a 16-bit kernel's code four times larger and its ptxas
+// run a second longer.
+template <typename B, int kV>
+__device__ __noinline__ KilnChunk kiln_load_span_edge(const B* __restrict__ in, long long g, long long begin,
+                                                      long long end) {
+  return kiln_chunk_of(kiln_load_span<B, kV>(in, g, begin, end));
+}
+template <typename B, int kV>
+__device__ __noinline__ void kiln_store_span_edge(B* __restrict__ out, long long g, long long begin, long long end,
+                                                  KilnChunk c) {
+  kiln_store_span<B, kV>(out, g, begin, end, kiln_vec_of<B, kV>(c));
+}
+
+// The aligned vector at in[g..g+kV), its elements outside [0, n) zero.
+template <typename B, int kV>
+__device__ __forceinline__ KilnChunk kiln_chunk_load_clipped(const B* __restrict__ in, long long g, long long n) {
+  return g >= 0 && g + kV <= n ? kiln_chunk_load(in + g) : kiln_load_span_edge<B, kV>(in, g, 0, n);
+}
+// The aligned vector at out[g..g+kV): one 16-byte store when it lies inside
+// [begin, end), else only its elements inside.
+template <typename B, int kV>
+__device__ __forceinline__ void kiln_chunk_store_clipped(B* __restrict__ out, long long g, long long begin,
+                                                         long long end, const KilnChunk& c) {
+  if (g >= begin && g + kV <= end) {
+    kiln_chunk_store_global(out + g, c);
+  } else {
+    kiln_store_span_edge<B, kV>(out, g, begin, end, c);
+  }
+}
+
+template <typename Shape>
+struct KilnTileLayout {
+  static constexpr int kV = Shape::kV;
+  static constexpr int kChunks = Shape::kTileC / kV;  // per tile row
+  static constexpr int kSwizzle = (kChunks < 8 ? kChunks : 8) - 1;
+  // Rows held: the tile's, and when writes straddle the kV after them.
+  static constexpr int kHeldRows = Shape::kTileR + (Shape::kWrites == KILN_ROWS_STRADDLING ? kV : 0);
+  // The element offset of chunk k of row r, and of element (r, c).
+  static __device__ __forceinline__ int chunk(int r, int k) {
+    return r * Shape::kTileC + (k ^ (static_cast<unsigned>(r) / kV & kSwizzle)) * kV;
+  }
+  static __device__ __forceinline__ int at(int r, int c) {
+    return chunk(r, static_cast<unsigned>(c) / kV) + static_cast<unsigned>(c) % kV;
+  }
+};
+
+// Loads `held` rows of `cols` columns from the input into `tile`, a thread's
+// loads all issued before the first is stored (four at a time when rows
+// straddle), so they are in flight together.
+template <typename B, typename Shape>
+__device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long long in_at, int held, int cols,
+                                               B* tile) {
+  using L = KilnTileLayout<Shape>;
   constexpr int kV = Shape::kV;
-  constexpr int kPitch = Shape::kTileC + 1;
-  if constexpr (Shape::kReads == KILN_ROWS_CONTIGUOUS) {
-    // in[in_at + e] for e < rows * kCols is element (e / kCols, e % kCols).
-    constexpr int kVectors = kiln_vectors_per_line<KILN_ROWS_CONTIGUOUS, kV>(Shape::kTileR * Shape::kTileC);
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  if constexpr (Shape::kReads == KILN_ROWS_ALIGNED) {
+    constexpr int kVectors = L::kHeldRows * L::kChunks;
+    constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
+    KilnChunk x[kSteps];
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const int i = threadIdx.x + u * Shape::kThreads;
+      const int r = i / L::kChunks, k = i % L::kChunks;
+      if (i < kVectors && r < held && k * kV < cols) {
+        x[u] = kiln_chunk_load(in + in_at + r * Shape::kInRowStride + k * kV);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const int i = threadIdx.x + u * Shape::kThreads;
+      const int r = i / L::kChunks, k = i % L::kChunks;
+      if (i < kVectors && r < held && k * kV < cols) kiln_chunk_store_shared(tile + L::chunk(r, k), x[u]);
+    }
+  } else if constexpr (Shape::kReads == KILN_ROWS_STRADDLING) {
+    // Chunk k of row r is the 16 bytes from the row's lead on of the aligned
+    // vectors k and k + 1 covering the row: two vector loads (the second
+    // mostly an L1 hit, the next thread's first) and a funnel shift, where
+    // kV scalar shared stores per vector were issue-bound. Four chunks'
+    // loads are in flight at a time: all of a 16-bit tile's at once took 166
+    // registers (three blocks an SM), four take 96.
+    constexpr int kVectors = L::kHeldRows * L::kChunks;
+    constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
+    constexpr int kBatch = 4;
+#pragma unroll
+    for (int b = 0; b < kSteps; b += kBatch) {
+      KilnChunk lo[kBatch], hi[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int i = threadIdx.x + (b + u) * Shape::kThreads;
+        const int r = i / L::kChunks, k = i % L::kChunks;
+        if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
+          const long long row = in_at + r * Shape::kInRowStride;
+          const long long at = row - (row & (kV - 1)) + k * kV;
+          lo[u] = kiln_chunk_load_clipped<B, kV>(in, at, Shape::kN);
+          hi[u] = kiln_chunk_load_clipped<B, kV>(in, at + kV, Shape::kN);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) {
+        const int i = threadIdx.x + (b + u) * Shape::kThreads;
+        const int r = i / L::kChunks, k = i % L::kChunks;
+        if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
+          const int lead = static_cast<int>((in_at + r * Shape::kInRowStride) & (kV - 1));
+          kiln_chunk_store_shared(tile + L::chunk(r, k), kiln_chunk_funnel(lo[u], hi[u], lead * kBytes));
+        }
+      }
+    }
+  } else {
+    // in[in_at + e] for e < held * kCols is element (e / kCols, e % kCols).
+    constexpr int kVectors = (L::kHeldRows * Shape::kTileC + 2 * kV - 2) / kV;
     constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
     constexpr int kCols = static_cast<int>(Shape::kCols);
-    const int lead = static_cast<int>(in_at % kV);
-    const int n = rows * kCols;
-    KilnVec<T, kV> x[kSteps];
+    const int lead = static_cast<int>(in_at & (kV - 1));
+    const int n = held * kCols;
+    KilnVec<B, kV> x[kSteps];
 #pragma unroll
     for (int u = 0; u < kSteps; ++u) {
       const int i = threadIdx.x + u * Shape::kThreads;
       const int e = i * kV - lead;
-      if (i < kVectors && e < n) x[u] = kiln_load_span<T, kV>(in, in_at + e, 0, Shape::kN);
+      if (i < kVectors && e < n) x[u] = kiln_load_span<B, kV>(in, in_at + e, 0, Shape::kN);
     }
 #pragma unroll
     for (int u = 0; u < kSteps; ++u) {
@@ -58,108 +260,117 @@ __device__ __forceinline__ void kiln_tile_load(const T* __restrict__ in, long lo
       for (int j = 0; j < kV; ++j) {
         const int ej = e + j;
         const int r = ej / kCols;
-        if (ej >= 0 && ej < n) tile[r * kPitch + ej - r * kCols] = x[u].v[j];
-      }
-    }
-  } else {
-    constexpr int kPerRow = kiln_vectors_per_line<Shape::kReads, kV>(Shape::kTileC);
-    constexpr int kVectors = Shape::kTileR * kPerRow;
-    constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
-    constexpr bool kAligned = Shape::kReads == KILN_ROWS_ALIGNED;
-    // Vector i reads row r from its column c on (c < 0: it starts before the row).
-    auto origin = [&](int i, int& r, int& c) -> long long {
-      r = i / kPerRow;
-      const long long row = in_at + r * Shape::kInRowStride;
-      c = i % kPerRow * kV - (kAligned ? 0 : static_cast<int>(row % kV));
-      return row + c;
-    };
-    KilnVec<T, kV> x[kSteps];
-#pragma unroll
-    for (int u = 0; u < kSteps; ++u) {
-      const int i = threadIdx.x + u * Shape::kThreads;
-      int r, c;
-      const long long at = origin(i, r, c);
-      if (i < kVectors && r < rows && c < cols) {
-        if constexpr (kAligned) {
-          x[u] = kiln_load_vec<T, kV>(in + at);
-        } else {
-          x[u] = kiln_load_span<T, kV>(in, at, 0, Shape::kN);
-        }
-      }
-    }
-#pragma unroll
-    for (int u = 0; u < kSteps; ++u) {
-      const int i = threadIdx.x + u * Shape::kThreads;
-      int r, c;
-      origin(i, r, c);
-      if (i >= kVectors || r >= rows || c >= cols) continue;
-#pragma unroll
-      for (int j = 0; j < kV; ++j) {
-        if (kAligned || (c + j >= 0 && c + j < cols)) tile[r * kPitch + c + j] = x[u].v[j];
+        if (ej >= 0 && ej < n) tile[L::at(r, ej - r * kCols)] = x[u].v[j];
       }
     }
   }
 }
 
-// Stores the tile to the output, each vector gathered from a column of `tile`.
-template <typename T, typename Shape>
-__device__ __forceinline__ void kiln_tile_store(T* __restrict__ out, long long out_at, int rows, int cols,
-                                                const T* tile) {
+// Stores the tile to the output. `rows_left` counts the rows from the tile's
+// first (r0) to the end of the dim; `cols` the tile's columns.
+template <typename B, typename Shape>
+__device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long out_at, long long r0,
+                                                long long rows_left, int cols, const B* tile) {
+  using L = KilnTileLayout<Shape>;
   constexpr int kV = Shape::kV;
-  constexpr int kPitch = Shape::kTileC + 1;
-  if constexpr (Shape::kWrites == KILN_ROWS_CONTIGUOUS) {
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  constexpr int kMicroRows = Shape::kTileR / kV;
+  if constexpr (Shape::kWrites == KILN_ROWS_ALIGNED) {
+    // Micro-tile m is tile rows [mr * kV, +kV) x chunk column mc; consecutive
+    // threads take consecutive mr, so a warp's stores fill whole output lines.
+    constexpr int kMicro = kMicroRows * L::kChunks;
+    constexpr int kSteps = (kMicro + Shape::kThreads - 1) / Shape::kThreads;
+    const int rows = static_cast<int>(rows_left < Shape::kTileR ? rows_left : Shape::kTileR);
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const int m = threadIdx.x + u * Shape::kThreads;
+      const int mr = m % kMicroRows, mc = m / kMicroRows;
+      if (m >= kMicro || mr * kV >= rows || mc * kV >= cols) continue;
+      KilnChunk a[kV];
+#pragma unroll
+      for (int j = 0; j < kV; ++j) a[j] = kiln_chunk_load(tile + L::chunk(mr * kV + j, mc));
+#pragma unroll
+      for (int i = 0; i < kV; ++i) {
+        const int c = mc * kV + i;
+        if (c < cols) {
+          kiln_chunk_store_global(out + out_at + c * Shape::kOutColStride + mr * kV, kiln_micro_column<kBytes>(a, i));
+        }
+      }
+    }
+  } else if constexpr (Shape::kWrites == KILN_ROWS_STRADDLING) {
+    // Item (p, mc) writes, for each column c of chunk column mc, the aligned
+    // vector starting at tile row first + (p - 1) * kV (first: the column's
+    // first boundary, p from 1 to kMicroRows): micro-tiles p - 1 and p read
+    // as chunks, the column of each taken in registers and the pair funnel
+    // shifted by first. Item p = 1 of a row's first tile also writes the
+    // vector straddling the row's start.
+    constexpr int kMicro = kMicroRows * L::kChunks;
+    constexpr int kSteps = (kMicro + Shape::kThreads - 1) / Shape::kThreads;
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+      const int m = threadIdx.x + u * Shape::kThreads;
+      const int p = m % kMicroRows + 1, mc = m / kMicroRows;
+      if (m >= kMicro || mc * kV >= cols || (p - 1) * kV >= rows_left) continue;
+      KilnChunk above[kV], below[kV];
+#pragma unroll
+      for (int j = 0; j < kV; ++j) {
+        above[j] = kiln_chunk_load(tile + L::chunk((p - 1) * kV + j, mc));
+        below[j] = kiln_chunk_load(tile + L::chunk(p * kV + j, mc));
+      }
+#pragma unroll
+      for (int i = 0; i < kV; ++i) {
+        const int c = mc * kV + i;
+        if (c >= cols) continue;
+        const long long base = out_at + c * Shape::kOutColStride;  // tile row 0 of output row c
+        const long long begin = base - r0, end = base + rows_left;  // output row c
+        const int first = static_cast<int>(-base & (kV - 1));
+        const KilnChunk upper = kiln_micro_column<kBytes>(above, i);
+        const int r = first + (p - 1) * kV;
+        if (r < rows_left) {
+          const KilnChunk lower = kiln_micro_column<kBytes>(below, i);
+          kiln_chunk_store_clipped<B, kV>(out, base + r, begin, end, kiln_chunk_funnel(upper, lower, first * kBytes));
+        }
+        if (p == 1 && r0 == 0 && first > 0) {
+          kiln_chunk_store_clipped<B, kV>(out, base + first - kV, begin, end,
+                                          kiln_chunk_funnel(KilnChunk{}, upper, first * kBytes));
+        }
+      }
+    }
+  } else {
     // out[out_at + e] for e < cols * kRows is element (e % kRows, e / kRows) of the tile.
-    constexpr int kVectors = kiln_vectors_per_line<KILN_ROWS_CONTIGUOUS, kV>(Shape::kTileR * Shape::kTileC);
+    constexpr int kVectors = (Shape::kTileR * Shape::kTileC + 2 * kV - 2) / kV;
     constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
     constexpr int kRows = static_cast<int>(Shape::kRows);
-    const int lead = static_cast<int>(out_at % kV);
+    const int lead = static_cast<int>(out_at & (kV - 1));
     const int n = cols * kRows;
 #pragma unroll
     for (int u = 0; u < kSteps; ++u) {
       const int i = threadIdx.x + u * Shape::kThreads;
       const int e = i * kV - lead;
       if (i >= kVectors || e >= n) continue;
-      KilnVec<T, kV> y;
+      KilnVec<B, kV> y = {};
 #pragma unroll
       for (int j = 0; j < kV; ++j) {
         const int ej = e + j;
         const int c = ej / kRows;
-        if (ej >= 0 && ej < n) y.v[j] = tile[(ej - c * kRows) * kPitch + c];
+        if (ej >= 0 && ej < n) y.v[j] = tile[L::at(ej - c * kRows, c)];
       }
-      kiln_store_span<T, kV>(out, out_at + e, out_at, out_at + n, y);
-    }
-  } else {
-    constexpr int kPerCol = kiln_vectors_per_line<Shape::kWrites, kV>(Shape::kTileR);
-    constexpr int kVectors = Shape::kTileC * kPerCol;
-    constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
-    constexpr bool kAligned = Shape::kWrites == KILN_ROWS_ALIGNED;
-#pragma unroll
-    for (int u = 0; u < kSteps; ++u) {
-      const int i = threadIdx.x + u * Shape::kThreads;
-      // Vector i writes the output row of tile column c from tile row r on.
-      const int c = i / kPerCol;
-      const long long col = out_at + c * Shape::kOutColStride;
-      const int r = i % kPerCol * kV - (kAligned ? 0 : static_cast<int>(col % kV));
-      if (i >= kVectors || c >= cols || r >= rows) continue;
-      KilnVec<T, kV> y;
-#pragma unroll
-      for (int j = 0; j < kV; ++j) {
-        if (kAligned || (r + j >= 0 && r + j < rows)) y.v[j] = tile[(r + j) * kPitch + c];
-      }
-      if constexpr (kAligned) {
-        kiln_store_vec<T, kV>(out + col + r, y);
-      } else {
-        kiln_store_span<T, kV>(out, col + r, col, col + rows, y);
-      }
+      kiln_chunk_store_clipped<B, kV>(out, out_at + e, out_at, out_at + n, kiln_chunk_of(y));
     }
   }
 }
 
 template <typename T, typename Shape>
 __device__ __forceinline__ void kiln_transpose_tile(const T* __restrict__ in, T* __restrict__ out, long long in_at,
-                                                    long long out_at, int rows, int cols) {
-  __shared__ T tile[Shape::kTileR * (Shape::kTileC + 1)];
-  kiln_tile_load<T, Shape>(in, in_at, rows, cols, tile);
+                                                    long long out_at, long long r0, long long c0) {
+  using B = typename KilnBitsOf<static_cast<int>(sizeof(T))>::type;
+  using L = KilnTileLayout<Shape>;
+  __shared__ uint4 tile_chunks[L::kHeldRows * L::kChunks];
+  B* tile = reinterpret_cast<B*>(tile_chunks);
+  const long long rows_left = Shape::kRows - r0;
+  const int held = static_cast<int>(rows_left < L::kHeldRows ? rows_left : L::kHeldRows);
+  const int cols = static_cast<int>(Shape::kCols - c0 < Shape::kTileC ? Shape::kCols - c0 : Shape::kTileC);
+  kiln_tile_load<B, Shape>(reinterpret_cast<const B*>(in), in_at, held, cols, tile);
   __syncthreads();
-  kiln_tile_store<T, Shape>(out, out_at, rows, cols, tile);
+  kiln_tile_store<B, Shape>(reinterpret_cast<B*>(out), out_at, r0, rows_left, cols, tile);
 }

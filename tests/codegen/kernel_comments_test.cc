@@ -35,13 +35,13 @@ TEST(KernelCommentsTest, ParametersNameTheirValuesAndNeighbours) {
             "//   out0  y  f32[64,32]  graph output; read by f1_transpose\n");
   EXPECT_EQ(comments[1],
             "// ---- kernel f1_transpose: transpose, tiled 64x32 (16-byte vectors)\n"
-            "// launch: grid 1, block 256, cluster 1, dynamic shared memory 0 bytes\n"
+            "// launch: grid 1, block 128, cluster 1, dynamic shared memory 0 bytes\n"
             "// parameters:\n"
             "//   in0   y  f32[64,32]  written by f0_row_reduction\n"
             "//   out0  t  f32[32,64]  read by f2_transpose\n");
   EXPECT_EQ(comments[2],
             "// ---- kernel f2_transpose: transpose, tiled 32x64 (16-byte vectors)\n"
-            "// launch: grid 1, block 256, cluster 1, dynamic shared memory 0 bytes\n"
+            "// launch: grid 1, block 128, cluster 1, dynamic shared memory 0 bytes\n"
             "// parameters:\n"
             "//   in0   back  f32[32,64]  a reshape of t\n"
             "//   out0  z     f32[64,32]  graph output\n");

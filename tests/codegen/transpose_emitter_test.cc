@@ -35,6 +35,10 @@ const std::vector<Case>& Cases() {
       {{4, 12, 33, 63}, {0, 2, 1, 3}}, {{2, 3, 5, 7}, {3, 1, 2, 0}}, {{8, 16, 32, 16}, {0, 2, 3, 1}},
       {{7, 1, 9}, {2, 1, 0}},       {{3, 1, 5}, {0, 1, 2}},      {{1, 4099}, {1, 0}},
       {{1, 1}, {1, 0}},             {{2, 2, 3000}, {1, 0, 2}},
+      // Several row tiles whose writes straddle vector boundaries (a halo of
+      // the next tile's rows), with reads aligned, straddling or contiguous.
+      {{333, 257}, {1, 0}},         {{4093, 8191}, {1, 0}},      {{129, 64}, {1, 0}},
+      {{3, 333, 777}, {0, 2, 1}},   {{2, 4097, 3}, {0, 2, 1}},   {{2, 129, 3, 65}, {0, 2, 3, 1}},
   };
   return cases;
 }
@@ -92,7 +96,12 @@ TEST(TransposeEmitterTest, ABlockPerTileOrChunk) {
   EXPECT_EQ(tiled.launch.block, 256u);
   EXPECT_EQ(tiled.launch.shared_bytes, 0u);
   EXPECT_THAT(tiled.body, HasSubstr("struct f0_transpose_tile {"));
-  EXPECT_THAT(tiled.body, HasSubstr("kiln_transpose_tile<T, Tile>(in0, out0, "));
+  EXPECT_THAT(tiled.body, HasSubstr("kiln_transpose_tile<T, Tile>(in0, out0, in_base + r0 * Tile::kInRowStride + c0, "
+                                    "out_base + c0 * Tile::kOutColStride + r0, r0, c0);"));
+  const GeneratedKernel half = EmitOnly(TransposeGraph(DType::kBF16, {16384, 8192}, {1, 0}));
+  EXPECT_EQ(half.launch.grid, 16384u);
+  EXPECT_EQ(half.launch.block, 128u);
+  EXPECT_THAT(half.body, HasSubstr("static constexpr int kTileR = 128;"));
   const GeneratedKernel runs = EmitOnly(TransposeGraph(DType::kBF16, {8, 16, 1024, 128}, {0, 2, 1, 3}));
   EXPECT_EQ(runs.launch.grid, 2048u);
   // 1024 vectors of a chunk touch at most 1024 / 16 + 2 runs.

@@ -81,22 +81,43 @@ TEST(TransposeScheduleTest, TwoDimsTileWithSixteenByteVectors) {
             "along the input's last dim (8192) and written along the output's last dim (16384)");
   const TransposeSchedule bf16 = Schedule(DType::kBF16, {16384, 8192}, {1, 0});
   EXPECT_EQ(bf16.vector_elements, 8);
-  EXPECT_EQ(TransposeStrategyText(bf16), "tiled 64x64 (16-byte vectors)");
+  EXPECT_EQ(bf16.threads, 128);
+  EXPECT_EQ(bf16.blocks, 128 * 128);
+  EXPECT_EQ(TransposeStrategyText(bf16), "tiled 128x64 (16-byte vectors)");
+}
+
+// 16 KiB tiles, 64 columns (128 for bool), and a block of one kV x kV
+// micro-tile per thread: 4, 8 or 16 vectors in flight each way.
+TEST(TransposeScheduleTest, TilesHoldSixteenKiBAndAMicroTilePerThread) {
+  struct Want {
+    DType dtype;
+    int tile_rows, tile_cols, threads;
+  };
+  for (const Want& want : {Want{DType::kF32, 64, 64, 256}, Want{DType::kI32, 64, 64, 256},
+                           Want{DType::kBF16, 128, 64, 128}, Want{DType::kF16, 128, 64, 128},
+                           Want{DType::kBool, 128, 128, 64}}) {
+    const TransposeSchedule s = Schedule(want.dtype, {4096, 4096}, {1, 0});
+    SCOPED_TRACE(DTypeName(want.dtype));
+    EXPECT_EQ(s.tile_rows, want.tile_rows);
+    EXPECT_EQ(s.tile_cols, want.tile_cols);
+    EXPECT_EQ(s.threads, want.threads);
+    EXPECT_EQ(int64_t{s.tile_rows} * s.tile_cols * s.element_bytes, 16384);
+  }
 }
 
 TEST(TransposeScheduleTest, BatchedAndCollapsedPermutationsTile) {
   const TransposeSchedule batched = Schedule(DType::kBF16, {32, 1024, 1024}, {0, 2, 1});
   EXPECT_EQ(batched.strategy, TransposeStrategy::kTiled);
-  EXPECT_EQ(batched.blocks, 32 * 16 * 16);
+  EXPECT_EQ(batched.blocks, 32 * 8 * 16);
   EXPECT_EQ(batched.reason,
-            "perm [0,2,1] of [32,1024,1024] moves the last dim: 8192 tiles of 64x64 over 32 batches, staged in "
+            "perm [0,2,1] of [32,1024,1024] moves the last dim: 4096 tiles of 128x64 over 32 batches, staged in "
             "shared memory, read along the input's last dim (1024) and written along the output's last dim (1024)");
   const TransposeSchedule bshd = Schedule(DType::kF16, {8, 1024, 16, 128}, {0, 2, 3, 1});
   EXPECT_THAT(bshd.dims, ElementsAre(8, 1024, 2048));
-  EXPECT_EQ(bshd.blocks, 8 * 16 * 32);
+  EXPECT_EQ(bshd.blocks, 8 * 8 * 32);
   EXPECT_EQ(bshd.reason,
-            "perm [0,2,3,1] of [8,1024,16,128] is perm [0,2,1] of [8,1024,2048], which moves the last dim: 4096 "
-            "tiles of 64x64 over 8 batches, staged in shared memory, read along the input's last dim (2048) and "
+            "perm [0,2,3,1] of [8,1024,16,128] is perm [0,2,1] of [8,1024,2048], which moves the last dim: 2048 "
+            "tiles of 128x64 over 8 batches, staged in shared memory, read along the input's last dim (2048) and "
             "written along the output's last dim (1024)");
   const TransposeSchedule cba = Schedule(DType::kF32, {98, 80, 72}, {2, 1, 0});
   EXPECT_THAT(cba.perm, ElementsAre(2, 1, 0));
@@ -119,7 +140,7 @@ TEST(TransposeScheduleTest, OddLengthsStillMoveSixteenByteVectors) {
   const TransposeSchedule half = Schedule(DType::kBF16, {130, 200}, {1, 0});
   EXPECT_EQ(half.reads, TileRows::kAligned);
   EXPECT_EQ(half.writes, TileRows::kStraddling);
-  EXPECT_EQ(TransposeStrategyText(half), "tiled 64x64 (16-byte, unaligned writes)");
+  EXPECT_EQ(TransposeStrategyText(half), "tiled 128x64 (16-byte, unaligned writes)");
 }
 
 TEST(TransposeScheduleTest, AShortDimGetsAShortTileAndTheOtherSideGrows) {
@@ -134,17 +155,23 @@ TEST(TransposeScheduleTest, AShortDimGetsAShortTileAndTheOtherSideGrows) {
             "perm [1,0] of [1000,3] moves the last dim: 1 tile of 1024x4, staged in shared memory, read along the "
             "input's last dim (3) and written along the output's last dim (1000); rows of 3 elements are no "
             "multiple of 16 bytes, so reads move the tile's adjacent rows as one span");
+  // Never shorter than a vector (8 f16): micro-tiles are kV x kV.
   const TransposeSchedule wide = Schedule(DType::kF16, {3, 100000}, {1, 0});
-  EXPECT_EQ(wide.tile_rows, 4);
+  EXPECT_EQ(wide.tile_rows, 8);
   EXPECT_EQ(wide.tile_cols, 1024);
   EXPECT_EQ(wide.blocks, 98);
   EXPECT_EQ(wide.reads, TileRows::kAligned);
   EXPECT_EQ(wide.writes, TileRows::kContiguous);
-  EXPECT_EQ(TransposeStrategyText(wide), "tiled 4x1024 (16-byte, unaligned writes)");
+  EXPECT_EQ(wide.threads, 128);
+  EXPECT_EQ(TransposeStrategyText(wide), "tiled 8x1024 (16-byte, unaligned writes)");
   const TransposeSchedule small = Schedule(DType::kF32, {5, 6, 7}, {2, 1, 0});
   EXPECT_EQ(small.tile_rows, 8);
   EXPECT_EQ(small.tile_cols, 8);
   EXPECT_EQ(small.blocks, 6);
+  EXPECT_EQ(small.threads, 32);  // a warp: the tile has 16 vectors
+  const TransposeSchedule tall_bf16 = Schedule(DType::kBF16, {1000, 3}, {1, 0});
+  EXPECT_EQ(tall_bf16.tile_rows, 1024);
+  EXPECT_EQ(tall_bf16.tile_cols, 8);
 }
 
 TEST(TransposeScheduleTest, KeptLastDimCopiesRuns) {

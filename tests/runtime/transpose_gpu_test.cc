@@ -106,12 +106,28 @@ TEST_F(TransposeGpuTest, FourDimsAttentionLayoutsAndReversals) {
   }
 }
 
+// Odd lengths on both sides over several tiles each way: every tile's
+// writes own the vectors starting in its rows and read the rows after it,
+// the first tile of a row also writes the vector straddling the row's start.
+TEST_F(TransposeGpuTest, OddLengthsOverManyTiles) {
+  KernelCache cache({.use_disk = false});
+  const std::vector<Dims> shapes = {{333, 257}, {129, 777}, {257, 777}, {65, 4093}, {1531, 2053}, {4093, 129}};
+  for (DType dtype : kFloats) {
+    for (const Dims& dims : shapes) ExpectExact(dtype, dims, {{1, 0}}, cache);
+    ExpectExact(dtype, {3, 333, 777}, {{0, 2, 1}}, cache);
+    ExpectExact(dtype, {2, 129, 3, 65}, {{0, 2, 3, 1}, {3, 1, 2, 0}, {0, 3, 1, 2}}, cache);
+    ExpectExact(dtype, {5, 131, 67}, {{2, 1, 0}, {1, 2, 0}, {2, 0, 1}}, cache);
+  }
+}
+
 TEST_F(TransposeGpuTest, IntegerAndBoolTransposes) {
   KernelCache cache({.use_disk = false});
   for (DType dtype : {DType::kI32, DType::kBool}) {
     ExpectExact(dtype, {33, 1000}, {{1, 0}}, cache);
     ExpectExact(dtype, {31, 33, 17}, {{2, 1, 0}, {1, 0, 2}, {1, 2, 0}}, cache);
     ExpectExact(dtype, {2, 64, 8, 129}, {{0, 2, 1, 3}, {0, 2, 3, 1}}, cache);
+    ExpectExact(dtype, {333, 257}, {{1, 0}}, cache);
+    ExpectExact(dtype, {256, 512}, {{1, 0}}, cache);
   }
 }
 
