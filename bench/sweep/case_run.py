@@ -1,0 +1,171 @@
+"""Times one sweep case on the GPU: kiln, PyTorch's built-in op and torch.compile of the same function,
+with kiln's outputs checked against torch's on the same inputs. The caller runs one case at a time:
+nothing else uses the GPU meanwhile.
+
+    settings = CaseSettings(kiln=["build/kiln"], graphs=OUT / "graphs", io=pathlib.Path("/dev/shm/io"),
+                            reps=30, check_max=1 << 26, skip_compile=False)
+    result = run_case(case, settings)
+    result["kiln_us"], result.get("compile_us"), result["seconds"]   # seconds: wall time per step
+
+Steps (result["seconds"] has each): "inputs" (seeded random tensors on the GPU; for a checked case
+also saved as .npy in the io folder, /dev/shm by default), "kiln run" (one `kiln run GRAPH --json
+--no-check` process: plans, loads its kernels from the disk cache the warm phase filled, measures
+the copy ceiling, runs and times), "check" (kiln's saved outputs against the torch function's),
+"builtin" (the eager op's CUDA-event median), "compile" (torch.compile's first call: a cache hit
+after the warm phase), "compile timing". Inputs over check_max elements are timed, not checked:
+kiln then makes its own seeded inputs and no tensor goes through files. Relative L2 error at most
+1e-4 for f32 and 2e-2 for bf16/f16.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import pathlib
+import shlex
+import subprocess
+import time
+
+from schedule import PhaseClock
+from warm import last_line, write_graph
+
+TOLERANCE = {"f32": 1e-4, "bf16": 2e-2, "f16": 2e-2}
+# A kiln run that takes longer is stuck (the largest case takes about 10 s).
+KILN_TIMEOUT_S = 180
+# Device memory torch may keep cached between cases; above it the cache is emptied for kiln's sake.
+TORCH_CACHE_BYTES = 16 << 30
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseSettings:
+    kiln: list[str]
+    graphs: pathlib.Path
+    io: pathlib.Path
+    reps: int
+    check_max: int
+    skip_compile: bool
+
+
+def relative_error(got, want) -> float:
+    import torch
+    got, want = got.double(), want.double()
+    if not torch.isfinite(got).all():
+        return math.inf
+    norm = torch.linalg.vector_norm(want).item()
+    diff = torch.linalg.vector_norm(got - want).item()
+    return diff / norm if norm > 0 else diff
+
+
+def _kiln(case, settings: CaseSettings, tensors, check: bool, result: dict, steps: PhaseClock):
+    """Runs kiln; returns its JSON report, or None with result["error"] set."""
+    import numpy as np
+    graph = write_graph(case, settings.graphs)
+    cmd = settings.kiln + ["run", str(graph), "--json", "--no-check", f"--iters={settings.reps}"]
+    out_dir = settings.io / f"{case.name}.out"
+    if check:
+        with steps.phase("inputs"):
+            files = []
+            for name, t in zip(case.inputs, tensors):
+                path = settings.io / f"{case.name}.{name}.npy"
+                # NumPy has no bf16: its values go as float32 (exactly) and kiln narrows them back.
+                np.save(path, (t.float() if case.dtype == "bf16" else t).cpu().numpy())
+                files.append(f"{name}={path}")
+        cmd += ["--inputs=" + ",".join(files), f"--save-outputs={out_dir}"]
+    result["command"] = " ".join(shlex.quote(c) for c in cmd)
+    with steps.phase("kiln run"):
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=KILN_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            result["error"] = f"kiln run took over {KILN_TIMEOUT_S} s"
+            return None
+    if proc.returncode != 0:
+        result["error"] = last_line(proc.stderr, "kiln failed with no message")
+        return None
+    return json.loads(proc.stdout)
+
+
+def _time_compiled(fn, args, reps: int, result: dict, steps: PhaseClock) -> None:
+    import torch
+    from cuda_timing import median_us
+    from torch_case import counter_change, inductor_cache_counters
+    torch._dynamo.reset()  # every case is a new shape: keep the recompile limit out of the way
+    compiled = torch.compile(fn)
+    before = inductor_cache_counters()
+    try:
+        with steps.phase("compile"):
+            compiled(*args)
+            torch.cuda.synchronize()
+        result["compile_cache"] = counter_change(before, inductor_cache_counters())
+        with steps.phase("compile timing"):
+            result["compile_us"] = median_us(lambda: compiled(*args), reps)
+    except Exception as e:  # noqa: BLE001  (a peer failing is a finding, not a crash)
+        result["compile_error"] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+
+
+def _fractions(result: dict) -> None:
+    copy_bps = result["copy_gbps"] * 1e9
+    for variant in ("kiln", "builtin", "compile"):
+        us = result.get(f"{variant}_us")
+        if us:
+            result[f"{variant}_fraction_of_copy"] = result["bytes"] / (us * 1e-6) / copy_bps
+    peers = [result[k] for k in ("builtin_us", "compile_us") if result.get(k)]
+    if peers:
+        result["faster_peer_us"] = min(peers)
+        result["kiln_speedup_vs_faster_peer"] = min(peers) / result["kiln_us"]
+
+
+def run_case(case, settings: CaseSettings) -> dict:
+    import numpy as np
+    import torch
+    from cuda_timing import median_us
+    from torch_case import random_inputs, torch_function
+
+    steps = PhaseClock()
+    result = {"name": case.name, "class": case.cls, "dtype": case.dtype, "inputs": case.inputs,
+              "seconds": steps.seconds}
+    with steps.phase("inputs"):
+        tensors = random_inputs(case)
+    check = max(t.numel() for t in tensors) <= settings.check_max
+    report = _kiln(case, settings, tensors, check, result, steps)
+    out_dir = settings.io / f"{case.name}.out"
+    try:
+        if report is None:
+            return result
+        total = report["total"]
+        result.update({
+            "gpu": report["gpu"],
+            "copy_gbps": report["copy_gbps"],
+            "bytes": total["bytes"],
+            "kernels": len(report["kernels"]),
+            "strategy": " + ".join(k["strategy"] for k in report["kernels"]) or "no kernel",
+            "kiln_us": total["us"],
+            "host_us_per_run": report["host_us_per_run"],
+            "run_launch": report.get("run_launch", ""),
+            "kiln_compile_ms": report.get("compile_ms"),
+            "kiln_cache": report.get("cache", {}),
+        })
+        fn = torch_function(case)
+        if check:
+            with steps.phase("check"):
+                want = fn(*tensors)
+                got = torch.from_numpy(np.load(out_dir / "y.npy")).to("cuda")
+                error = relative_error(got.reshape(want.shape), want.float())
+                result["error_vs_torch"] = error
+                result["check_passed"] = error <= TOLERANCE[case.dtype]
+                del want, got
+        with steps.phase("builtin"):
+            result["builtin_us"] = median_us(lambda: fn(*tensors), settings.reps)
+        if not settings.skip_compile:
+            _time_compiled(fn, tensors, settings.reps, result, steps)
+        _fractions(result)
+        return result
+    finally:
+        with steps.phase("check"):
+            for path in list(settings.io.glob(f"{case.name}.*.npy")) + list(out_dir.glob("*.npy")):
+                path.unlink()
+            if out_dir.exists():
+                out_dir.rmdir()
+            del tensors
+            if torch.cuda.memory_reserved() > TORCH_CACHE_BYTES:
+                torch.cuda.empty_cache()
