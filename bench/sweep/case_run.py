@@ -47,6 +47,14 @@ class CaseSettings:
     skip_compile: bool
 
 
+def remove_io(io: pathlib.Path, name: str = "*") -> None:
+    """Deletes the .npy files of case `name` (every case's, by default) from the io folder."""
+    for path in list(io.glob(f"{name}.*.npy")) + list(io.glob(f"{name}.out/*.npy")):
+        path.unlink()
+    for folder in io.glob(f"{name}.out"):
+        folder.rmdir()
+
+
 def relative_error(got, want) -> float:
     import torch
     got, want = got.double(), want.double()
@@ -57,13 +65,13 @@ def relative_error(got, want) -> float:
     return diff / norm if norm > 0 else diff
 
 
-def _kiln(case, settings: CaseSettings, tensors, check: bool, result: dict, steps: PhaseClock):
-    """Runs kiln; returns its JSON report, or None with result["error"] set."""
+def _kiln(case, settings: CaseSettings, tensors, out_dir, result: dict, steps: PhaseClock):
+    """Runs kiln, on `tensors` with its outputs saved to `out_dir` unless that is None; returns its
+    JSON report, or None with result["error"] set."""
     import numpy as np
     graph = write_graph(case, settings.graphs)
     cmd = settings.kiln + ["run", str(graph), "--json", "--no-check", f"--iters={settings.reps}"]
-    out_dir = settings.io / f"{case.name}.out"
-    if check:
+    if out_dir is not None:
         with steps.phase("inputs"):
             files = []
             for name, t in zip(case.inputs, tensors):
@@ -127,9 +135,9 @@ def run_case(case, settings: CaseSettings) -> dict:
     with steps.phase("inputs"):
         tensors = random_inputs(case)
     check = max(t.numel() for t in tensors) <= settings.check_max
-    report = _kiln(case, settings, tensors, check, result, steps)
     out_dir = settings.io / f"{case.name}.out"
     try:
+        report = _kiln(case, settings, tensors, out_dir if check else None, result, steps)
         if report is None:
             return result
         total = report["total"]
@@ -162,10 +170,7 @@ def run_case(case, settings: CaseSettings) -> dict:
         return result
     finally:
         with steps.phase("check"):
-            for path in list(settings.io.glob(f"{case.name}.*.npy")) + list(out_dir.glob("*.npy")):
-                path.unlink()
-            if out_dir.exists():
-                out_dir.rmdir()
+            remove_io(settings.io, case.name)
             del tensors
             if torch.cuda.memory_reserved() > TORCH_CACHE_BYTES:
                 torch.cuda.empty_cache()

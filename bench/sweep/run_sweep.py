@@ -44,7 +44,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from caches import cache_env  # noqa: E402
-from case_run import CaseSettings, run_case  # noqa: E402
+from case_run import CaseSettings, remove_io, run_case  # noqa: E402
 from cases import all_cases  # noqa: E402
 from schedule import CostModel, PhaseClock, case_bytes, chunk_size, select  # noqa: E402
 from sweep_results import load_results, save_results, write_report  # noqa: E402
@@ -184,7 +184,11 @@ class Sweep:
             if self.model.predict("time", nbytes) > self._seconds_left():
                 return i
             start = self._now()
-            result = self._run_case(case)
+            try:
+                result = self._run_case(case)
+            except Exception as e:  # noqa: BLE001  (one case's failure is recorded; the rest still run)
+                result = {"name": case.name, "class": case.cls, "dtype": case.dtype, "inputs": case.inputs,
+                          "error": f"the runner failed: {type(e).__name__}: {e}"}
             seconds = self._now() - start
             self.phases.add("time", seconds)
             self.model.add("time", nbytes, seconds)
@@ -250,6 +254,7 @@ def main(argv=None, case_runner=run_case, make_pool=WarmPool, now=time.monotonic
         shm = pathlib.Path("/dev/shm")
         io = args.io_dir or (shm / "kiln-sweep-io" if shm.is_dir() else args.out / "io")
         io.mkdir(parents=True, exist_ok=True)
+        remove_io(io)  # what a killed run left there (in /dev/shm it holds memory)
         kiln = shlex.split(args.kiln)
         cases = select(all_cases(), args.filter, set(results) if args.skip_done else set(), args.max_cases)
         settings = CaseSettings(kiln=kiln, graphs=graphs, io=io, reps=args.reps,

@@ -25,11 +25,11 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import run_sweep  # noqa: E402
 from caches import cache_env  # noqa: E402
-from case_run import _fractions  # noqa: E402
+from case_run import _fractions, remove_io  # noqa: E402
 from cases import all_cases  # noqa: E402
 from schedule import CostModel, PhaseClock, case_bytes, chunk_size, round_robin, select  # noqa: E402
 from sweep_results import load_results, save_results, write_report  # noqa: E402
-from warm import WarmPool, WarmSettings  # noqa: E402
+from warm import WarmPool, WarmSettings, warm_case  # noqa: E402
 
 CASES = all_cases()
 CLASSES = {"pointwise", "row", "axis_reduction", "transpose"}
@@ -260,6 +260,20 @@ class SweepLoopTest(unittest.TestCase):
         self.assertEqual(runner.ran, [c.name for c in cases if c.name not in stuck])
         self.assertEqual(sweep.left, 2)
 
+    def test_a_case_whose_runner_raises_is_recorded_and_the_rest_run(self):
+        cases = select(CASES, "^transpose", set(), 5)
+        sweep, runner, _, results, _ = self.sweep(budget_s=10_000)
+
+        def flaky(case):
+            if case.name == cases[1].name:
+                raise RuntimeError("CUDA out of memory")
+            return runner(case)
+
+        sweep._run_case = flaky
+        sweep.run(cases)
+        self.assertEqual(results[cases[1].name]["error"], "the runner failed: RuntimeError: CUDA out of memory")
+        self.assertEqual(len(results), 5)
+
     def test_report_lines_name_the_phases_and_what_is_left(self):
         sweep, _, _, _, _ = self.sweep(budget_s=60)
         sweep.run(select(CASES, None, set(), None))
@@ -326,6 +340,39 @@ class WarmPoolTest(unittest.TestCase):
             results = pool.warm(cases, timeout_s=1.0)
         self.assertLess(time.monotonic() - start, 20)
         self.assertTrue(all(r["error"].startswith("not warmed") for r in results))
+
+
+class WarmCaseTest(unittest.TestCase):
+    # A stand-in for kiln: `tune GRAPH` fails, naming the node, for graphs of a max.
+    FAKE_KILN = [sys.executable, "-c", "import sys; g = open(sys.argv[2]).read(); "
+                 "sys.exit('node y (reduce_max): no' if 'reduce_max' in g else 0)"]
+
+    def test_writes_the_graph_runs_kiln_tune_and_keeps_its_last_error_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = WarmSettings(kiln=self.FAKE_KILN, graphs=pathlib.Path(tmp), skip_compile=True)
+            for case in select(CASES, "^(sum|max)_axis0_1024x1024_f32$", set(), None):
+                out = warm_case(case, settings, gate=None)
+                self.assertEqual((pathlib.Path(tmp) / f"{case.name}.textproto").read_text(), case.textproto())
+                self.assertGreater(out["kiln_s"], 0)
+                if case.name.startswith("max_"):
+                    self.assertEqual(out["kiln_error"], "node y (reduce_max): no")
+                else:
+                    self.assertNotIn("kiln_error", out)
+
+
+class RemoveIoTest(unittest.TestCase):
+    def test_removes_one_case_or_every_case(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            io_dir = pathlib.Path(tmp)
+            for name in ("a_f32", "b_f32"):
+                (io_dir / f"{name}.x.npy").write_bytes(b"")
+                (io_dir / f"{name}.out").mkdir()
+                (io_dir / f"{name}.out" / "y.npy").write_bytes(b"")
+            (io_dir / "keep.txt").write_text("not ours")
+            remove_io(io_dir, "a_f32")
+            self.assertEqual(sorted(p.name for p in io_dir.iterdir()), ["b_f32.out", "b_f32.x.npy", "keep.txt"])
+            remove_io(io_dir)
+            self.assertEqual([p.name for p in io_dir.iterdir()], ["keep.txt"])
 
 
 class ResultFilesTest(unittest.TestCase):
