@@ -7,14 +7,16 @@ nothing else uses the GPU meanwhile.
     result = run_case(case, settings)
     result["kiln_us"], result.get("compile_us"), result["seconds"]   # seconds: wall time per step
 
-Steps (result["seconds"] has each): "inputs" (seeded random tensors on the GPU; for a checked case
-also saved as .npy in the io folder, /dev/shm by default), "kiln run" (one `kiln run GRAPH --json
---no-check` process: plans, loads its kernels from the disk cache the warm phase filled, measures
-the copy ceiling, runs and times), "check" (kiln's saved outputs against the torch function's),
+Steps (result["seconds"] has each): "inputs" (on the GPU: for a checked case exactly the inputs kiln
+draws itself with --seed=1, kiln_inputs.py, or, should torch's draws not match `kiln eval`'s,
+seeded torch tensors passed to kiln as .npy in the io folder, /dev/shm by default), "kiln run" (one
+`kiln run GRAPH --json --no-check` process: plans, loads its kernels from the disk cache the warm
+phase filled, measures the copy ceiling, runs and times, and saves a checked case's outputs as .npy
+in the io folder), "check" (kiln's saved outputs against the torch function's),
 "builtin" (the eager op's CUDA-event median), "compile" (torch.compile's first call: a cache hit
 after the warm phase), "compile timing". Inputs over check_max elements are timed, not checked:
-kiln then makes its own seeded inputs and no tensor goes through files. Relative L2 error at most
-1e-4 for f32 and 2e-2 for bf16/f16.
+torch and kiln then each make their own and no tensor goes through files. Relative L2 error at
+most 1e-4 for f32 and 2e-2 for bf16/f16.
 """
 
 from __future__ import annotations
@@ -65,21 +67,24 @@ def relative_error(got, want) -> float:
     return diff / norm if norm > 0 else diff
 
 
-def _kiln(case, settings: CaseSettings, tensors, out_dir, result: dict, steps: PhaseClock):
-    """Runs kiln, on `tensors` with its outputs saved to `out_dir` unless that is None; returns its
-    JSON report, or None with result["error"] set."""
+def _kiln(case, settings: CaseSettings, files_of, out_dir, result: dict, steps: PhaseClock):
+    """Runs kiln: on its own draws with --seed=1, or on `files_of` (tensors to pass as .npy) unless
+    that is None; with its outputs saved to `out_dir` unless that is None. Returns its JSON report,
+    or None with result["error"] set."""
     import numpy as np
     graph = write_graph(case, settings.graphs)
-    cmd = settings.kiln + ["run", str(graph), "--json", "--no-check", f"--iters={settings.reps}"]
-    if out_dir is not None:
+    cmd = settings.kiln + ["run", str(graph), "--json", "--no-check", f"--iters={settings.reps}", "--seed=1"]
+    if files_of is not None:
         with steps.phase("inputs"):
             files = []
-            for name, t in zip(case.inputs, tensors):
+            for name, t in zip(case.inputs, files_of):
                 path = settings.io / f"{case.name}.{name}.npy"
                 # NumPy has no bf16: its values go as float32 (exactly) and kiln narrows them back.
                 np.save(path, (t.float() if case.dtype == "bf16" else t).cpu().numpy())
                 files.append(f"{name}={path}")
-        cmd += ["--inputs=" + ",".join(files), f"--save-outputs={out_dir}"]
+        cmd.append("--inputs=" + ",".join(files))
+    if out_dir is not None:
+        cmd.append(f"--save-outputs={out_dir}")
     result["command"] = " ".join(shlex.quote(c) for c in cmd)
     with steps.phase("kiln run"):
         try:
@@ -127,17 +132,21 @@ def run_case(case, settings: CaseSettings) -> dict:
     import numpy as np
     import torch
     from cuda_timing import median_us
-    from torch_case import random_inputs, torch_function
+    from torch_case import kiln_draws_differ, kiln_inputs, random_inputs, torch_function
 
     steps = PhaseClock()
     result = {"name": case.name, "class": case.cls, "dtype": case.dtype, "inputs": case.inputs,
               "seconds": steps.seconds}
+    check = max(math.prod(shape) for shape in case.inputs.values()) <= settings.check_max
     with steps.phase("inputs"):
-        tensors = random_inputs(case)
-    check = max(t.numel() for t in tensors) <= settings.check_max
+        # A checked case's inputs: kiln's own draws, made again by torch, unless they cannot be.
+        differ = kiln_draws_differ(tuple(settings.kiln), str(settings.io)) if check else ""
+        tensors = kiln_inputs(case) if check and not differ else random_inputs(case)
+    if check:
+        result["inputs_from"] = f".npy files ({differ})" if differ else "kiln's draws"
     out_dir = settings.io / f"{case.name}.out"
     try:
-        report = _kiln(case, settings, tensors, out_dir if check else None, result, steps)
+        report = _kiln(case, settings, tensors if differ else None, out_dir if check else None, result, steps)
         if report is None:
             return result
         total = report["total"]

@@ -125,6 +125,7 @@ class Sweep:
         self.steps = PhaseClock(now)        # the timing phase's steps, summed over cases
         self.model = CostModel()
         self.caches: dict[str, int] = collections.Counter()
+        self.inputs_from: dict[str, int] = collections.Counter()
         self.warm_errors: list[str] = []
         self.chunks = 0
         self.timed = 0
@@ -198,6 +199,8 @@ class Sweep:
                 self.caches[f"kiln.{key}"] += result.get("kiln_cache", {}).get(key, 0)
             for key, value in result.get("compile_cache", {}).items():
                 self.caches[key] += value
+            if "inputs_from" in result:
+                self.inputs_from[result["inputs_from"]] += 1
             self._results[case.name] = result
             self._saver.maybe()
             self.timed += 1
@@ -209,7 +212,8 @@ class Sweep:
         return {"wall_s": total, "cases_timed": self.timed, "cases_left": self.left, "chunks": self.chunks,
                 "jobs": self._jobs, "phases_s": dict(self.phases.seconds),
                 "warm_worker_s": dict(self.warm_work.seconds), "timing_steps_s": dict(self.steps.seconds),
-                "caches_while_timing": dict(self.caches), "warm_errors": self.warm_errors,
+                "caches_while_timing": dict(self.caches), "checked_inputs_from": dict(self.inputs_from),
+                "warm_errors": self.warm_errors,
                 "cost_model": {p: self.model.coefficients(p) for p in ("warm", "time")}}
 
 
@@ -232,6 +236,8 @@ def report_lines(report: dict) -> list[str]:
     caches = report["caches_while_timing"]
     lines.append("caches while timing (after a warm phase, kiln.compiles and the misses should be 0): " +
                  (", ".join(f"{k} {v}" for k, v in sorted(caches.items())) or "none reported"))
+    lines.append("checked cases' inputs (kiln's draws unless torch's did not match kiln eval's): " +
+                 (", ".join(f"{k} {v}" for k, v in sorted(report["checked_inputs_from"].items())) or "none"))
     fixed, per_byte = report["cost_model"]["time"]
     lines.append(f"timing cost per case: {fixed:.2f} s + {per_byte * 1e9:.2f} s per GB of inputs")
     if report["warm_errors"]:

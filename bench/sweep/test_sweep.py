@@ -8,12 +8,14 @@ faked (a fake clock, a fake case runner, a fake warm pool).
 
 from __future__ import annotations
 
+import array
 import collections
 import contextlib
 import io
 import json
 import os
 import pathlib
+import struct
 import subprocess
 import sys
 import tempfile
@@ -27,12 +29,14 @@ import run_sweep  # noqa: E402
 from caches import cache_env  # noqa: E402
 from case_run import _fractions, remove_io  # noqa: E402
 from cases import all_cases  # noqa: E402
+from kiln_inputs import FORMATS, SelfCheckGraph, kiln_values, round_to_format  # noqa: E402
 from schedule import CostModel, PhaseClock, case_bytes, chunk_size, round_robin, select  # noqa: E402
 from sweep_results import load_results, save_results, write_report  # noqa: E402
 from warm import WarmPool, WarmSettings, warm_case  # noqa: E402
 
 CASES = all_cases()
 CLASSES = {"pointwise", "row", "axis_reduction", "transpose"}
+KILN = pathlib.Path(os.environ.get("KILN", HERE.parents[1] / "build" / "kiln"))
 
 
 class FakeClock:
@@ -48,7 +52,8 @@ def fake_result(case, kiln_us=100.0) -> dict:
               "copy_gbps": 4000.0, "bytes": 2 * case_bytes(case), "kernels": 1, "strategy": "vectorized tiles x4",
               "kiln_us": kiln_us, "builtin_us": 1.5 * kiln_us, "compile_us": 1.2 * kiln_us,
               "seconds": {"inputs": 0.1, "kiln run": 0.4, "compile": 0.05},
-              "kiln_cache": {"compiles": 0, "disk_hits": 1}, "compile_cache": {"inductor.fxgraph_cache_hit": 1}}
+              "kiln_cache": {"compiles": 0, "disk_hits": 1}, "compile_cache": {"inductor.fxgraph_cache_hit": 1},
+              "inputs_from": "kiln's draws"}
     _fractions(result)
     return result
 
@@ -233,6 +238,7 @@ class SweepLoopTest(unittest.TestCase):
         self.assertEqual(report["caches_while_timing"]["kiln.compiles"], 0)
         self.assertEqual(report["caches_while_timing"]["inductor.fxgraph_cache_hit"], len(cases))
         self.assertAlmostEqual(report["timing_steps_s"]["kiln run"], 0.4 * len(cases))
+        self.assertEqual(report["checked_inputs_from"], {"kiln's draws": len(cases)})
 
     def test_a_cut_run_ends_within_the_budget_and_covers_every_class(self):
         cases = select(CASES, None, set(), None)
@@ -279,6 +285,7 @@ class SweepLoopTest(unittest.TestCase):
         sweep.run(select(CASES, None, set(), None))
         text = "\n".join(run_sweep.report_lines(sweep.report()))
         for needle in ("phases, wall:", "warm", "time", "kiln run", "kiln tune", "torch.compile", "kiln.compiles 0",
+                       "kiln's draws",
                        "cases left (rerun with --skip-done)"):
             self.assertIn(needle, text)
 
@@ -358,6 +365,87 @@ class WarmCaseTest(unittest.TestCase):
                     self.assertEqual(out["kiln_error"], "node y (reduce_max): no")
                 else:
                     self.assertNotIn("kiln_error", out)
+
+
+def _wrap(x: int) -> int:
+    x &= (1 << 64) - 1
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+class Vec:
+    """A plain-Python int64 (wrapping) or float64 vector: the ops kiln_inputs needs, as torch has them."""
+
+    def __init__(self, values, floating: bool):
+        self.values, self.floating = list(values), floating
+
+    def _map(self, other, f, floating=None):
+        floating = self.floating if floating is None else floating
+        others = other.values if isinstance(other, Vec) else [other] * len(self.values)
+        out = [f(a, b) for a, b in zip(self.values, others)]
+        return Vec(out if floating else [_wrap(v) for v in out], floating)
+
+    def __add__(self, o): return self._map(o, lambda a, b: a + b)
+    def __sub__(self, o): return self._map(o, lambda a, b: a - b)
+    def __mul__(self, o): return self._map(o, lambda a, b: a * b)
+    def __xor__(self, o): return self._map(o, lambda a, b: a ^ b)
+    def __and__(self, o): return self._map(o, lambda a, b: a & b)
+    def __rshift__(self, o): return self._map(o, lambda a, b: a >> b)
+    def __lshift__(self, o): return self._map(o, lambda a, b: a << b)
+    def __neg__(self): return self._map(0, lambda a, b: -a)
+    def __ge__(self, o): return self._map(o, lambda a, b: a >= b, floating=True)
+
+
+class ListOps:
+    @staticmethod
+    def arange(start, stop): return Vec(range(start, stop), False)
+    @staticmethod
+    def to_float64(t): return Vec([float(v) for v in t.values], True)
+    @staticmethod
+    def bits_to_float(t): return Vec(array.array("d", array.array("q", t.values).tobytes()), True)
+    @staticmethod
+    def float_to_bits(t): return Vec(array.array("q", array.array("d", t.values).tobytes()), False)
+    @staticmethod
+    def round(t): return Vec([float(round(v)) for v in t.values], True)
+    @staticmethod
+    def round_f32(t): return Vec(array.array("f", t.values), True)
+    @staticmethod
+    def maximum(t, m): return Vec([max(v, m) for v in t.values], False)
+    @staticmethod
+    def where(c, a, t): return Vec([a if ci else v for ci, v in zip(c.values, t.values)], True)
+
+
+def read_npy(path: pathlib.Path) -> list[float]:
+    data = path.read_bytes()
+    header_length = int.from_bytes(data[8:10], "little")
+    header = data[10:10 + header_length].decode()
+    code = {"'<f4'": "f", "'<f2'": "e"}[header.split("'descr': ")[1].split(",")[0]]
+    return list(array.array(code, data[10 + header_length:])) if code == "f" else \
+        [struct.unpack_from("<e", data, 10 + header_length + 2 * i)[0] for i in range((len(data) - 10 - header_length) // 2)]
+
+
+class KilnInputsTest(unittest.TestCase):
+    @unittest.skipUnless(KILN.exists() or "KILN" in os.environ, f"no kiln binary at {KILN} (ctest sets KILN)")
+    def test_draws_exactly_what_kiln_draws(self):
+        for dtype in ("f32", "bf16", "f16"):
+            graph = SelfCheckGraph(dtype, shapes=((3000,), (7,)))
+            with tempfile.TemporaryDirectory() as tmp:
+                path = pathlib.Path(tmp) / "g.textproto"
+                path.write_text(graph.textproto())
+                subprocess.run([str(KILN), "eval", str(path), f"--save-outputs={tmp}"], check=True,
+                               capture_output=True)
+                for k, (name, shape) in enumerate(zip("yz", graph.shapes)):
+                    want = read_npy(pathlib.Path(tmp) / f"{name}.npy")
+                    got = [2 * v for v in kiln_values(ListOps, dtype, shape[0], seed=1 + k).values]
+                    self.assertEqual(got, want, (dtype, name))
+
+    def test_rounds_ties_to_even_straight_from_double(self):
+        # 1 + 2^-8 is a bf16 tie (to 1.0); 1 + 2^-8 + 2^-40 is just above it (to 1 + 2^-7): a round
+        # through float32 would take both to the tie and then to 1.0.
+        v = Vec([1 + 2 ** -8, 1 + 2 ** -8 + 2 ** -40, -(1 + 3 * 2 ** -8), 0.0, 2 ** -20], True)
+        self.assertEqual(round_to_format(ListOps, v, *FORMATS["bf16"]).values,
+                         [1.0, 1 + 2 ** -7, -(1 + 4 * 2 ** -8), 0.0, 2 ** -20])
+        # f16's subnormals step by 2^-24: 3 * 2^-26 rounds to 2^-24.
+        self.assertEqual(round_to_format(ListOps, Vec([3 * 2 ** -26], True), *FORMATS["f16"]).values, [2 ** -24])
 
 
 class RemoveIoTest(unittest.TestCase):
