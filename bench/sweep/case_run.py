@@ -27,7 +27,6 @@ import math
 import pathlib
 import shlex
 import subprocess
-import time
 
 from schedule import PhaseClock
 from warm import last_line, write_graph
@@ -50,11 +49,13 @@ class CaseSettings:
 
 
 def remove_io(io: pathlib.Path, name: str = "*") -> None:
-    """Deletes the .npy files of case `name` (every case's, by default) from the io folder."""
+    """Deletes the .npy files of case `name` (every case's, by default) from the io folder, and the
+    output folders they leave empty."""
     for path in list(io.glob(f"{name}.*.npy")) + list(io.glob(f"{name}.out/*.npy")):
         path.unlink()
     for folder in io.glob(f"{name}.out"):
-        folder.rmdir()
+        if not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def relative_error(got, want) -> float:
@@ -180,6 +181,6 @@ def run_case(case, settings: CaseSettings) -> dict:
     finally:
         with steps.phase("check"):
             remove_io(settings.io, case.name)
-            del tensors
+            tensors.clear()  # the device memory goes back before the next case
             if torch.cuda.memory_reserved() > TORCH_CACHE_BYTES:
                 torch.cuda.empty_cache()

@@ -457,10 +457,13 @@ class RemoveIoTest(unittest.TestCase):
                 (io_dir / f"{name}.out").mkdir()
                 (io_dir / f"{name}.out" / "y.npy").write_bytes(b"")
             (io_dir / "keep.txt").write_text("not ours")
+            (io_dir / "mine.out").mkdir()
+            (io_dir / "mine.out" / "notes.txt").write_text("not ours either")
             remove_io(io_dir, "a_f32")
-            self.assertEqual(sorted(p.name for p in io_dir.iterdir()), ["b_f32.out", "b_f32.x.npy", "keep.txt"])
+            self.assertEqual(sorted(p.name for p in io_dir.iterdir()),
+                             ["b_f32.out", "b_f32.x.npy", "keep.txt", "mine.out"])
             remove_io(io_dir)
-            self.assertEqual([p.name for p in io_dir.iterdir()], ["keep.txt"])
+            self.assertEqual(sorted(p.name for p in io_dir.iterdir()), ["keep.txt", "mine.out"])
 
 
 class ResultFilesTest(unittest.TestCase):

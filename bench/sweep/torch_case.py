@@ -71,9 +71,11 @@ class TorchOps:
 
 
 def kiln_inputs(case) -> list:
-    """The case's inputs as `kiln run --seed=1` draws them (kiln_inputs.py), on the GPU."""
-    return [kiln_values(TorchOps, case.dtype, math.prod(shape), seed=1 + k).to(TORCH_DTYPE[case.dtype]).reshape(shape)
-            for k, shape in enumerate(case.inputs.values())]
+    """The case's inputs as `kiln run --seed=1` draws them (kiln_inputs.py), on the GPU. Each is a
+    tensor of its own, not a view, like random_inputs' and empty_inputs': the compile cache's key
+    holds what the warm phase compiled for."""
+    return [kiln_values(TorchOps, case.dtype, math.prod(shape), seed=1 + k).to(TORCH_DTYPE[case.dtype])
+            .reshape(shape).clone() for k, shape in enumerate(case.inputs.values())]
 
 
 @functools.cache
