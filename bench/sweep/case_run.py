@@ -22,11 +22,13 @@ most 1e-4 for f32 and 2e-2 for bf16/f16.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import math
 import pathlib
 import shlex
 import subprocess
+import time
 
 from schedule import PhaseClock
 from warm import last_line, write_graph
@@ -127,6 +129,20 @@ def _fractions(result: dict) -> None:
     if peers:
         result["faster_peer_us"] = min(peers)
         result["kiln_speedup_vs_faster_peer"] = min(peers) / result["kiln_us"]
+
+
+def prepare(settings: CaseSettings) -> str:
+    """The timing process's one-time work, done before its first case (while the first warm phase
+    runs): imports torch, starts CUDA, and checks kiln_inputs against `kiln eval`. Says what it found."""
+    start = time.monotonic()
+    import torch
+    from torch_case import kiln_draws_differ
+    importlib.import_module("cuda_timing")  # here, not inside the first timed case
+    torch.cuda.init()
+    differ = kiln_draws_differ(tuple(settings.kiln), str(settings.io))
+    inputs = f"checked cases' inputs go as .npy files: {differ}" if differ else \
+        "checked cases run on kiln's own draws (torch's match kiln eval's)"
+    return f"timing process ready in {time.monotonic() - start:.1f} s; {inputs}"
 
 
 def run_case(case, settings: CaseSettings) -> dict:

@@ -38,13 +38,14 @@ import os
 import pathlib
 import shlex
 import sys
+import threading
 import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 from caches import cache_env  # noqa: E402
-from case_run import CaseSettings, remove_io, run_case  # noqa: E402
+from case_run import CaseSettings, prepare, remove_io, run_case  # noqa: E402
 from cases import all_cases  # noqa: E402
 from schedule import CostModel, PhaseClock, case_bytes, chunk_size, select  # noqa: E402
 from sweep_results import load_results, save_results, write_report  # noqa: E402
@@ -109,15 +110,36 @@ def summary_line(result: dict, seconds: float) -> str:
             f"{result.get('kiln_speedup_vs_faster_peer', math.nan):.2f}x the faster peer ({seconds:.1f} s)")
 
 
+class Background:
+    """`fn()` on a thread of its own; finish() waits for it and gives its result, or what it raised."""
+
+    def __init__(self, fn):
+        self._out: list[str] = []
+
+        def body():
+            try:
+                self._out.append(fn())
+            except Exception as e:  # noqa: BLE001  (the timing phase then records each case's error)
+                self._out.append(f"preparing the timing process failed: {type(e).__name__}: {e}")
+
+        self._thread = threading.Thread(target=body, daemon=True)
+        self._thread.start()
+
+    def finish(self) -> str:
+        self._thread.join()
+        return self._out[0]
+
+
 class Sweep:
     """The chunked warm-then-time loop over `cases`, within `budget_s` of wall time from its start.
 
-    run_case(case) -> result and the pool (WarmPool, or None for no warm phase) are given, so that
-    the loop is tested without a GPU."""
+    run_case(case) -> result, prepare() -> message (the timing process's one-time work, run beside
+    the first warm phase) and the pool (WarmPool, or None for no warm phase) are given, so that the
+    loop is tested without a GPU."""
 
     def __init__(self, *, run_case, pool, jobs: int, budget_s: float, results: dict, saver: Saver,
-                 now=time.monotonic, log=lambda line: print(line, flush=True)):
-        self._run_case, self._pool, self._jobs = run_case, pool, jobs
+                 prepare=lambda: "", now=time.monotonic, log=lambda line: print(line, flush=True)):
+        self._run_case, self._pool, self._jobs, self._prepare = run_case, pool, jobs, prepare
         self._budget, self._results, self._saver = budget_s, results, saver
         self._now, self._log = now, log
         self.phases = PhaseClock(now)       # warm, time
@@ -168,16 +190,22 @@ class Sweep:
     def run(self, cases: list) -> None:
         self._start = self._now()
         pending = list(cases)
+        preparing = Background(self._prepare)
         while pending:
             chunk = self._warm(pending) if self._pool else pending
             if not chunk:
                 break
+            if preparing:
+                self._log(preparing.finish())
+                preparing = None
             ran = self._time(chunk, total=len(cases))
             done = {c.name for c in chunk[:ran]}
             pending = [c for c in pending if c.name not in done]
             if ran < len(chunk):
                 break
         self.left = len(pending)
+        if preparing:
+            preparing.finish()
 
     def _time(self, chunk: list, total: int) -> int:
         for i, case in enumerate(chunk):
@@ -248,7 +276,7 @@ def report_lines(report: dict) -> list[str]:
     return lines
 
 
-def main(argv=None, case_runner=run_case, make_pool=WarmPool, now=time.monotonic) -> int:
+def main(argv=None, case_runner=run_case, case_preparer=prepare, make_pool=WarmPool, now=time.monotonic) -> int:
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     results_path = args.out / "sweep.json"
@@ -273,7 +301,8 @@ def main(argv=None, case_runner=run_case, make_pool=WarmPool, now=time.monotonic
                 pool = stack.enter_context(make_pool(args.jobs, warm_settings, int(args.warm_gpu_gb * (1 << 30))))
             stack.callback(saver.now)  # what finished is kept, however the run ends
             sweep = Sweep(run_case=lambda case: case_runner(case, settings), pool=pool, jobs=args.jobs,
-                          budget_s=args.budget_s, results=results, saver=saver, now=now)
+                          budget_s=args.budget_s, results=results, saver=saver,
+                          prepare=lambda: case_preparer(settings), now=now)
             sweep.run(cases)
         report = sweep.report()
         (args.out / "phases.json").write_text(json.dumps(report, indent=1) + "\n")

@@ -280,6 +280,35 @@ class SweepLoopTest(unittest.TestCase):
         self.assertEqual(results[cases[1].name]["error"], "the runner failed: RuntimeError: CUDA out of memory")
         self.assertEqual(len(results), 5)
 
+    def test_the_timing_process_is_prepared_beside_the_first_warm_phase(self):
+        cases = select(CASES, "^transpose", set(), 3)
+        clock = FakeClock()
+        runner = FakeRunner(clock)
+        lines, seen = [], []
+
+        def prepare():
+            seen.append(list(runner.ran))
+            return "ready"
+
+        sweep = run_sweep.Sweep(run_case=runner, pool=FakePool(clock, 2), jobs=2, budget_s=1000, results={},
+                                saver=NullSaver(), prepare=prepare, now=clock, log=lines.append)
+        sweep.run(cases)
+        self.assertEqual(seen, [[]])  # before any case
+        self.assertEqual(lines[1], "ready")  # after the first warm chunk's line, before the cases'
+
+    def test_a_failing_preparation_is_said_and_the_cases_still_run(self):
+        def prepare():
+            raise RuntimeError("no CUDA")
+
+        lines = []
+        clock = FakeClock()
+        runner = FakeRunner(clock)
+        sweep = run_sweep.Sweep(run_case=runner, pool=None, jobs=0, budget_s=1000, results={}, saver=NullSaver(),
+                                prepare=prepare, now=clock, log=lines.append)
+        sweep.run(select(CASES, "^transpose", set(), 2))
+        self.assertEqual(lines[0], "preparing the timing process failed: RuntimeError: no CUDA")
+        self.assertEqual(len(runner.ran), 2)
+
     def test_report_lines_name_the_phases_and_what_is_left(self):
         sweep, _, _, _, _ = self.sweep(budget_s=60)
         sweep.run(select(CASES, None, set(), None))
@@ -505,7 +534,8 @@ class MainTest(unittest.TestCase):
 
         argv = ["--out", str(out), "--cache-dir", str(out / "cache"), "--io-dir", str(out / "io"), *flags]
         with contextlib.redirect_stdout(io.StringIO()) as stdout:
-            self.assertEqual(run_sweep.main(argv, case_runner=runner, make_pool=make_pool, now=clock), 0)
+            self.assertEqual(run_sweep.main(argv, case_runner=runner, case_preparer=lambda settings: "prepared",
+                                            make_pool=make_pool, now=clock), 0)
         return runner, pools, stdout.getvalue()
 
     def test_a_run_then_skip_done_then_report_only(self):
@@ -516,6 +546,7 @@ class MainTest(unittest.TestCase):
             self.assertEqual(pools[0].jobs, 3)
             self.assertEqual(os.environ["KILN_CACHE_DIR"], str(out / "cache" / "kiln"))
             self.assertIn("== where the", text)
+            self.assertIn("prepared", text)
             self.assertEqual(len(load_results(out / "sweep.json")), 7)
             phases = json.loads((out / "phases.json").read_text())
             self.assertEqual((phases["cases_timed"], phases["cases_left"]), (7, 0))
