@@ -93,10 +93,10 @@ def warm_case(case, settings: WarmSettings, gate: GpuMemoryGate) -> dict:
     out["kiln_s"] = time.monotonic() - start
     if settings.skip_compile:
         return out
+    import torch
+    from torch_case import empty_inputs, torch_function
     # The inputs and an output of about the largest input's size.
     with gate.hold(case_bytes(case) + case.largest_bytes()):
-        import torch
-        from torch_case import empty_inputs, torch_function
         start = time.monotonic()
         try:
             torch._dynamo.reset()
