@@ -10,8 +10,9 @@ every class, in chunks of two phases:
 1. warm: --jobs worker processes compile the chunk's cases in parallel (warm.py): `kiln tune GRAPH`
    fills kiln's kernel cache, torch.compile fills Inductor's and Triton's (caches.py; --cache-dir).
 2. time: one case at a time, nothing else on the GPU (case_run.py): `kiln run GRAPH --json
-   --no-check`, the built-in op and torch.compile (now a cache hit), timed with CUDA events, and
-   kiln's outputs checked against torch's (through .npy files in --io-dir, /dev/shm by default).
+   --no-check --seed=1`, the built-in op and torch.compile (now a cache hit), timed with CUDA
+   events, and kiln's outputs (as .npy in --io-dir, /dev/shm by default) checked against torch's
+   on the same inputs: kiln's own draws, which torch makes again (kiln_inputs.py).
 Fractions of copy use kiln's traffic model bytes for every variant and the copy ceiling kiln
 measured in the same run.
 
@@ -175,7 +176,8 @@ class Sweep:
             if "seconds" not in w:  # the warm phase's time ran out before this case
                 continue
             ready.append(case)
-            self.model.add("warm", case_bytes(case), w["seconds"])
+            # Importing torch is once per worker, not per case.
+            self.model.add("warm", case_bytes(case), w["seconds"] - w.get("import_s", 0.0))
             for step in ("kiln_s", "compile_s"):
                 if step in w:
                     self.warm_work.add({"kiln_s": "kiln tune", "compile_s": "torch.compile"}[step], w[step])

@@ -90,7 +90,7 @@ class FakePool:
         self.chunks.append([c.name for c in cases])
         self.clock.t += 2.0 * len(cases) / self.jobs
         return [{"name": c.name, "error": "not warmed"} if c.name in self.stuck else
-                {"name": c.name, "seconds": 2.0, "kiln_s": 0.5, "compile_s": 1.5} for c in cases]
+                {"name": c.name, "seconds": 2.0, "kiln_s": 0.5, "compile_s": 1.5, "import_s": 0.5} for c in cases]
 
 
 class NullSaver:
@@ -249,6 +249,7 @@ class SweepLoopTest(unittest.TestCase):
         self.assertEqual({results[n]["class"] for n in runner.ran}, CLASSES)
         self.assertEqual(sweep.left, len(cases) - len(runner.ran))
         self.assertGreater(len(pool.chunks), 1)  # later chunks sized from what was measured
+        self.assertEqual(sweep.model.coefficients("warm"), (1.5, 0.0))  # torch's import left out
 
     def test_no_warm_phase_times_within_the_budget(self):
         cases = select(CASES, None, set(), None)

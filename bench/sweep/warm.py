@@ -93,8 +93,10 @@ def warm_case(case, settings: WarmSettings, gate: GpuMemoryGate) -> dict:
     out["kiln_s"] = time.monotonic() - start
     if settings.skip_compile:
         return out
+    start = time.monotonic()
     import torch
     from torch_case import empty_inputs, torch_function
+    out["import_s"] = time.monotonic() - start  # a worker's first case pays for importing torch
     # The inputs and an output of about the largest input's size.
     with gate.hold(case_bytes(case) + case.largest_bytes()):
         start = time.monotonic()
