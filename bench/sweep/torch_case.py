@@ -85,19 +85,24 @@ def kiln_draws_differ(kiln: tuple, folder: str) -> str:
     for dtype in TORCH_DTYPE:
         graph = SelfCheckGraph(dtype)
         path = pathlib.Path(folder) / f"draws_{dtype}.textproto"
-        path.write_text(graph.textproto())
         out = pathlib.Path(folder) / f"draws_{dtype}.out"
-        proc = subprocess.run(list(kiln) + ["eval", str(path), f"--save-outputs={out}"], capture_output=True, text=True)
-        if proc.returncode != 0:
-            return f"kiln eval failed: {proc.stderr.strip()}"
-        for k, (name, shape) in enumerate(zip("yz", graph.shapes)):
-            want = torch.from_numpy(np.load(out / f"{name}.npy")).to("cuda", torch.float64)
-            got = 2 * kiln_values(TorchOps, dtype, math.prod(shape), seed=1 + k)
-            if not torch.equal(got, want):
-                return f"{dtype} input {k}: {int((got != want).sum())} of {got.numel()} elements differ"
-            (out / f"{name}.npy").unlink()
-        out.rmdir()
-        path.unlink()
+        path.write_text(graph.textproto())
+        try:
+            proc = subprocess.run(list(kiln) + ["eval", str(path), f"--save-outputs={out}"], capture_output=True,
+                                  text=True)
+            if proc.returncode != 0:
+                return f"kiln eval failed: {proc.stderr.strip()}"
+            for k, (name, shape) in enumerate(zip("yz", graph.shapes)):
+                want = torch.from_numpy(np.load(out / f"{name}.npy")).to("cuda", torch.float64)
+                got = 2 * kiln_values(TorchOps, dtype, math.prod(shape), seed=1 + k)
+                if not torch.equal(got, want):
+                    return f"{dtype} input {k}: {int((got != want).sum())} of {got.numel()} elements differ"
+        finally:
+            path.unlink()
+            for saved in out.glob("*.npy"):
+                saved.unlink()
+            if out.exists():
+                out.rmdir()
     return ""
 
 
