@@ -1,5 +1,6 @@
 // Tensor constants: their bytes, their checks, their values in the reference
 // interpreter, and what CountParameters adds up.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -18,6 +19,25 @@ namespace {
 using ::testing::ElementsAre;
 
 ConstantData Bytes(std::string bytes) { return std::make_shared<const std::string>(std::move(bytes)); }
+
+// Large tensors are encoded and decoded in parallel chunks; the bytes must be
+// those of the same elements encoded in pieces too small to be split.
+TEST(TensorBytesTest, LargeTensorsMatchTheirPieces) {
+  constexpr int64_t kCount = 5 * (1 << 16) + 3;
+  constexpr int64_t kPiece = 1000;
+  for (DType dtype : kAllDTypes) {
+    const HostTensor t = RandomTensor(dtype, {kCount}, 11);
+    std::string pieces;
+    for (int64_t begin = 0; begin < kCount; begin += kPiece) {
+      const int64_t end = std::min(begin + kPiece, kCount);
+      pieces += EncodeTensor(
+          {.dtype = dtype, .shape = {end - begin}, .data = {t.data.begin() + begin, t.data.begin() + end}});
+    }
+    const std::string bytes = EncodeTensor(t);
+    EXPECT_TRUE(bytes == pieces) << DTypeName(dtype);
+    EXPECT_EQ(DecodeTensor(bytes, dtype, t.shape).data, t.data) << DTypeName(dtype);
+  }
+}
 
 TEST(TensorBytesTest, EveryDTypeIsStoredLittleEndian) {
   EXPECT_EQ(EncodeTensor({.dtype = DType::kF32, .shape = {2}, .data = {1.0, -2.0}}),
