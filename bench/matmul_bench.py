@@ -6,7 +6,9 @@
 
 For each graph bench/graphs/matmul/<workload>_<M>x<N>x<K>_<dtype>.textproto:
   kiln      `kiln run FILE --json`: the fused plan, its matmul tuned on first use (the tuning
-            lines and time are kept), checked against the reference interpreter unless --no-check
+            lines and time are kept), checked against the reference interpreter unless --no-check;
+            f32 graphs run twice, exact (FFMA) and with --allow-tf32 (the row named "... tf32"),
+            each against cuBLAS with TF32 off and on respectively
   cublas    torch.relu(a @ b): cuBLAS, then a second kernel for the ReLU (matmul_relu);
             for f32 with TF32 off (exact fp32, as kiln computes it) and, for reference, on
   cublaslt  torch._addmm_activation(bias, a, b, use_gelu=True): cuBLASLt's fused bias + GeLU
@@ -93,8 +95,8 @@ def peers(workload: str, shape, dtype: str, reps: int, max_autotune: bool, skip_
     return out
 
 
-def run_kiln(kiln: list[str], graph: str, check: bool) -> dict:
-    cmd = kiln + ["run", graph, "--json"] + ([] if check else ["--no-check"])
+def run_kiln(kiln: list[str], graph: str, check: bool, flags: list[str]) -> dict:
+    cmd = kiln + ["run", graph, "--json"] + flags + ([] if check else ["--no-check"])
     proc = subprocess.run(cmd, capture_output=True, text=True)
     result = {"command": " ".join(cmd), "exit_code": proc.returncode,
               "tuning": [line for line in proc.stderr.splitlines() if line.strip()]}
@@ -105,11 +107,12 @@ def run_kiln(kiln: list[str], graph: str, check: bool) -> dict:
     return result
 
 
-def sass_check(kiln: list[str], graph: str, config: str) -> dict:
+def sass_check(kiln: list[str], graph: str, config: str, flags: list[str]) -> dict:
     """Registers, spills, shared memory and HGMMA count of the kernel kiln ran."""
     with tempfile.TemporaryDirectory() as tmp:
         source = pathlib.Path(tmp) / "kernel.cu"
-        emit = subprocess.run(kiln + ["emit", graph, f"--matmul-tile={config}"], capture_output=True, text=True)
+        emit = subprocess.run(kiln + ["emit", graph, f"--matmul-tile={config}"] + flags, capture_output=True,
+                              text=True)
         if emit.returncode != 0:
             return {"error": emit.stderr.strip()[-300:]}
         source.write_text(emit.stdout)
@@ -181,20 +184,26 @@ def main() -> int:
         workload, shape, dtype = parse_name(graph)
         name = pathlib.Path(graph).stem
         print(f"== {name}", flush=True)
-        result = run_kiln(kiln, graph, check=not args.no_check)
-        figures = kernel_figures(result)
-        m, n, k = shape
-        row = {"graph": name, "workload": workload, "shape": shape, "dtype": dtype, "kiln": figures,
-               "kiln_run": result, "tflops": 2.0 * m * n * k / (figures.get("us") or float("inf")) / 1e6,
-               "peers": peers(workload, shape, dtype, args.reps, args.max_autotune, args.skip_compile)}
-        tuned = [line for line in result["tuning"] if "tuned in" in line]
-        if tuned and (m_seconds := re.search(r"tuned in ([0-9.]+) s", tuned[-1])):
-            row["tuning_seconds"] = float(m_seconds.group(1))
-        if figures.get("config"):
-            row["sass"] = sass_check(kiln, graph, figures["config"])
-        rows.append(row)
-        (out / "matmul.json").write_text(json.dumps({"gpu": gpu, "date": str(datetime.date.today()), "rows": rows},
-                                                    indent=1) + "\n")
+        all_peers = peers(workload, shape, dtype, args.reps, args.max_autotune, args.skip_compile)
+        # f32: exact against cuBLAS with TF32 off, then tf32 against cuBLAS with it on.
+        variants = [("", [], {k: v for k, v in all_peers.items() if k != "cublas_tf32"})]
+        if "cublas_tf32" in all_peers:
+            variants.append((" tf32", ["--allow-tf32"], {"cublas_tf32": all_peers["cublas_tf32"]}))
+        for suffix, flags, compared in variants:
+            result = run_kiln(kiln, graph, not args.no_check, flags)
+            figures = kernel_figures(result)
+            m, n, k = shape
+            row = {"graph": name + suffix, "workload": workload, "shape": shape, "dtype": dtype, "flags": flags,
+                   "kiln": figures, "kiln_run": result,
+                   "tflops": 2.0 * m * n * k / (figures.get("us") or float("inf")) / 1e6, "peers": compared}
+            tuned = [line for line in result["tuning"] if "tuned in" in line]
+            if tuned and (m_seconds := re.search(r"tuned in ([0-9.]+) s", tuned[-1])):
+                row["tuning_seconds"] = float(m_seconds.group(1))
+            if figures.get("config"):
+                row["sass"] = sass_check(kiln, graph, figures["config"], flags)
+            rows.append(row)
+            (out / "matmul.json").write_text(
+                json.dumps({"gpu": gpu, "date": str(datetime.date.today()), "rows": rows}, indent=1) + "\n")
     table = markdown(rows, gpu)
     (out / "matmul.md").write_text(table)
     print(table)
