@@ -92,13 +92,17 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     if (!read_by_epilogue) signature.OmitPointer(operand);
   }
   // Outputs whose rows are a multiple of 16 bytes are staged and stored with
-  // TMA; the others straight from the accumulator registers.
+  // TMA in boxes of 128-byte rows; the others, and those whose consumer tile
+  // is narrower than one such row (a bool output of 64 columns), straight
+  // from the accumulator registers.
   std::vector<std::pair<NodeId, std::string>> staged;
   std::vector<NodeId> direct;
+  const int consumer_rows = c.pingpong ? p.block_m : p.block_m / 2;
+  const int64_t consumer_columns = transposed_output ? consumer_rows : p.block_n;  // of C, per consumer
   for (NodeId output : kernel.outputs) {
     const DType out_dtype = graph.node(output).dtype;
     const int64_t size = DTypeSize(out_dtype);
-    if ((s.n * size) % 16 != 0) {
+    if ((s.n * size) % 16 != 0 || (consumer_columns * size) % kSwizzleBytes != 0) {
       direct.push_back(output);
       continue;
     }
@@ -108,7 +112,6 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     spec.strides = {s.n * size, s.m * s.n * size};
     // A consumer stores the rows of the tile it owns; transposed, those rows
     // are C's columns, and its box spans all of the kernel tile's columns.
-    const int consumer_rows = c.pingpong ? p.block_m : p.block_m / 2;
     spec.box = {static_cast<int>(kSwizzleBytes / size), transposed_output ? p.block_n : consumer_rows, 1};
     staged.push_back({output, signature.AddTensorMap(output, spec, true)});
     signature.OmitPointer(output);

@@ -170,6 +170,41 @@ TEST(NvrtcCompileTest, Tf32MatmulsCompile) {
   }
 }
 
+// A consumer's tile of a bool output is 64 bytes wide where the consumer owns
+// 64 of C's columns (tf32's transposed tiles, or 16-bit tiles 64 wide): less
+// than one 128-byte TMA box row, so it is stored from registers.
+TEST(NvrtcCompileTest, NarrowOutputTilesAreStoredFromRegisters) {
+  const auto pointer_output = [](const Graph& graph, const Kernel& kernel, NodeId output) {
+    absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, kernel, DeviceLimits{});
+    EXPECT_TRUE(generated.ok()) << generated.status();
+    if (!generated.ok()) return false;
+    EXPECT_TRUE(CompileToCubin({generated->Source(), kernel.name}, "sm_90a").ok());
+    for (const KernelParam& param : generated->params) {
+      if (param.node == output) return param.kind == KernelParam::Kind::kPointer;
+    }
+    return false;
+  };
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    GraphBuilder b;
+    Value x = b.Input("x", dtype, {256, 64});
+    Value w = b.Input("w", dtype, {64, 256});
+    Value product = Matmul(x, w);
+    const Graph graph = *b.Build({product.Named("c"), Gt(product, b.Constant(0.0, dtype)).Named("positive")});
+    Plan plan = *PlanFusion(graph, DeviceLimits{}, {.allow_tf32 = true});
+    Kernel& kernel = plan.kernels[0];
+    ASSERT_EQ(kernel.matmul().tier, MatmulTier::kWgmma);
+    if (dtype == DType::kBF16) {
+      ASSERT_TRUE(ApplyMatmulConfig({.block_m = 128, .block_n = 64, .block_k = 64, .stages = 4, .group_m = 8}, "test",
+                                    DeviceLimits{}, kernel.matmul())
+                      .ok());
+    }
+    const NodeId c = graph.outputs()[0], positive = graph.outputs()[1];
+    EXPECT_FALSE(pointer_output(graph, kernel, c));  // staged: a tensor map
+    EXPECT_TRUE(pointer_output(graph, kernel, positive));
+  }
+}
+
 TEST(NvrtcCompileTest, EveryMatmulCandidateCompiles) {
   for (const DeviceLimits& limits : {DeviceLimits{}, [] {
          DeviceLimits ampere;
