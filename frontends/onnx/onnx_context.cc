@@ -89,8 +89,17 @@ absl::StatusOr<const OnnxTensor*> OnnxContext::Known(int i, absl::string_view wh
 absl::StatusOr<std::vector<int64_t>> OnnxContext::KnownInts(int i, absl::string_view what) const {
   absl::StatusOr<const OnnxTensor*> t = Known(i, what);
   if (!t.ok()) return t.status();
+  // Known values are held as doubles whatever their type, so a float tensor
+  // (or a corrupt model) can offer NaN, infinities or fractions where a
+  // shape, axis or index belongs; converting those to int64 is undefined.
+  constexpr double kInt64Bound = 9223372036854775808.0;  // 2^63
   std::vector<int64_t> values;
-  for (double v : (*t)->data) values.push_back(static_cast<int64_t>(v));
+  for (double v : (*t)->data) {
+    if (!(std::trunc(v) == v && v >= -kInt64Bound && v < kInt64Bound)) {
+      return Invalid(absl::StrCat(what, " (input ", i, ") holds ", v, ", which is not a 64-bit integer"));
+    }
+    values.push_back(static_cast<int64_t>(v));
+  }
   return values;
 }
 

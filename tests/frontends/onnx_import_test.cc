@@ -3,6 +3,7 @@
 // oracle comparisons are in onnx_models_test.cc).
 #include "frontends/onnx/onnx_import.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -196,6 +197,23 @@ TEST_F(OnnxImportTest, HostileModelsGetAnErrorNotACrash) {
   lie->add_dims(int64_t{1} << 40);
   lie->set_raw_data("abcd");
   EXPECT_EQ(Error().message(), "tensor \"lie\": FLOAT shape [1099511627776] needs 1099511627776 elements; it holds 1");
+
+  // Found by fuzz/onnx_importer_fuzzer: a float tensor holding NaN as a
+  // Reshape target was converted to int64 (undefined behaviour).
+  graph()->clear_node();
+  graph()->mutable_initializer()->RemoveLast();  // the lie
+  onnx::TensorProto* nan_target = graph()->add_initializer();
+  nan_target->set_name("nan_target");
+  nan_target->set_data_type(onnx::TensorProto::FLOAT);
+  nan_target->add_dims(2);
+  nan_target->add_float_data(std::nanf(""));
+  nan_target->add_float_data(3);
+  Node("Reshape", {"x", "nan_target"}, "y");
+  EXPECT_EQ(Error().message(),
+            "ONNX node \"y\" (Reshape, opset 17): shape (input 1) holds nan, which is not a 64-bit integer");
+  nan_target->set_float_data(0, 2.5f);
+  EXPECT_EQ(Error().message(),
+            "ONNX node \"y\" (Reshape, opset 17): shape (input 1) holds 2.5, which is not a 64-bit integer");
 }
 
 TEST_F(OnnxImportTest, ExternalDataMustStayInTheModelsFolder) {
