@@ -431,10 +431,12 @@ absl::Status ImportGather(OnnxContext& c) {
   if (!axis.ok()) return axis.status();
   absl::StatusOr<const OnnxTensor*> indices = c.Known(1, "indices");
   if (!indices.ok()) return indices.status();
+  absl::StatusOr<std::vector<int64_t>> values = c.KnownInts(1, "indices");
+  if (!values.ok()) return values.status();
   const int64_t dim = in[*axis];
   std::vector<int64_t> index;
-  for (double v : (*indices)->data) {
-    const int64_t i = static_cast<int64_t>(v) < 0 ? static_cast<int64_t>(v) + dim : static_cast<int64_t>(v);
+  for (int64_t v : *values) {
+    const int64_t i = v < 0 ? v + dim : v;
     if (i < 0 || i >= dim) return c.Invalid(absl::StrCat("index ", v, " is out of range for dim ", dim));
     index.push_back(i);
   }
@@ -485,6 +487,8 @@ absl::Status ImportRange(OnnxContext& c) {
   const double first = (*start)->data[0], last = (*limit)->data[0], step = (*delta)->data[0];
   if (step == 0) return c.Invalid("delta is 0");
   const double count = std::max(std::ceil((last - first) / step), 0.0);
+  // NaN or infinite bounds give a count no integer holds.
+  if (!std::isfinite(count)) return c.Invalid("start, limit and delta must give a finite count");
   if (count > static_cast<double>(kMaxFoldedElements)) {
     return c.Unimplemented(absl::StrCat("a range of ", count, " elements exceeds the limit of ", kMaxFoldedElements));
   }

@@ -214,6 +214,17 @@ TEST_F(OnnxImportTest, HostileModelsGetAnErrorNotACrash) {
   nan_target->set_float_data(0, 2.5f);
   EXPECT_EQ(Error().message(),
             "ONNX node \"y\" (Reshape, opset 17): shape (input 1) holds 2.5, which is not a 64-bit integer");
+  graph()->clear_node();
+  Node("Gather", {"x", "nan_target"}, "y");
+  EXPECT_EQ(Error().message(),
+            "ONNX node \"y\" (Gather, opset 17): indices (input 1) holds 2.5, which is not a 64-bit integer");
+  graph()->clear_node();
+  nan_target->clear_dims();
+  nan_target->clear_float_data();
+  nan_target->add_float_data(std::nanf(""));  // a scalar NaN
+  Node("Range", {"nan_target", "nan_target", "nan_target"}, "y");
+  EXPECT_EQ(Error().message(),
+            "ONNX node \"y\" (Range, opset 17): start, limit and delta must give a finite count");
 }
 
 TEST_F(OnnxImportTest, ExternalDataMustStayInTheModelsFolder) {
