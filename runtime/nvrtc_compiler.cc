@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -80,7 +81,7 @@ absl::Status ValidateArch(absl::string_view arch) {
                                                  "\": expected a real architecture such as sm_90"));
 }
 
-absl::StatusOr<std::string> CompileToCubin(const KernelSource& src, absl::string_view arch) {
+absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view arch) {
   if (absl::Status s = ValidateArch(arch); !s.ok()) return s;
   const std::string kernel = src.name_for_errors.empty() ? "kernel" : src.name_for_errors;
   const std::string file_name = absl::StrCat(kernel, ".cu");
@@ -97,14 +98,14 @@ absl::StatusOr<std::string> CompileToCubin(const KernelSource& src, absl::string
   const nvrtcResult compiled =
       nvrtcCompileProgram(program, static_cast<int>(option_ptrs.size()), option_ptrs.data());
 
+  size_t log_size = 0;
+  std::string log;
+  if (nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
+    log.resize(log_size);
+    if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) log.clear();
+    while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
+  }
   if (compiled != NVRTC_SUCCESS) {
-    size_t log_size = 0;
-    std::string log;
-    if (nvrtcGetProgramLogSize(program, &log_size) == NVRTC_SUCCESS && log_size > 1) {
-      log.resize(log_size);
-      if (nvrtcGetProgramLog(program, log.data()) != NVRTC_SUCCESS) log.clear();
-      while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
-    }
     if (log.empty()) log = nvrtcGetErrorString(compiled);
     return absl::InvalidArgumentError(absl::StrCat("NVRTC could not compile kernel ", kernel,
                                                    " for ", arch, ":\n", log, "\nsource:\n",
@@ -117,7 +118,13 @@ absl::StatusOr<std::string> CompileToCubin(const KernelSource& src, absl::string
   std::string cubin(cubin_size, '\0');
   r = nvrtcGetCUBIN(program, cubin.data());
   if (r != NVRTC_SUCCESS) return NvrtcError(r, "nvrtcGetCUBIN", kernel);
-  return cubin;
+  return CompiledCubin{.cubin = std::move(cubin), .log = std::move(log)};
+}
+
+absl::StatusOr<std::string> CompileToCubin(const KernelSource& src, absl::string_view arch) {
+  absl::StatusOr<CompiledCubin> compiled = Compile(src, arch);
+  if (!compiled.ok()) return compiled.status();
+  return std::move(compiled->cubin);
 }
 
 }  // namespace kiln

@@ -39,6 +39,15 @@ absl::Status ValidateArch(absl::string_view arch);
 //      1 | extern "C" __global__ void k0(float* x) {
 absl::StatusOr<std::string> CompileToCubin(const KernelSource& src, absl::string_view arch);
 
+// A compiled kernel with what NVRTC said about it: on success the log holds
+// ptxas's remarks, such as its "Potential Performance Loss" notes, which
+// tests use to hold generated kernels to the code ptxas can schedule well.
+struct CompiledCubin {
+  std::string cubin;
+  std::string log;  // empty when NVRTC had nothing to say
+};
+absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view arch);
+
 }  // namespace kiln
 
 #endif  // KILN_RUNTIME_NVRTC_COMPILER_H_

@@ -156,10 +156,8 @@ struct KilnSm90Gemm {
   // ---- consumers ----
   struct Consumer {
     float acc[kSlabs][kAccumulators];
-    // tf32: A's fragments of one stage, two stages' worth, since a wgmma in
-    // flight still reads the registers of its A.
-    using Fragments = unsigned[kTf32 ? kSlabs : 1][kBK / kMmaK][4];
-    Fragments fragments0, fragments1;
+    // tf32: A's register fragments of one stage.
+    unsigned fragments[kTf32 ? kSlabs : 1][kBK / kMmaK][4];
     unsigned base;
     const unsigned char* shared;  // the aligned base (generic address)
     unsigned char* staging;  // this consumer's staging tile (generic address)
@@ -200,55 +198,70 @@ struct KilnSm90Gemm {
       return m * 128 + (((k >> 2) ^ (m & 7)) << 4) + (k & 3) * 4;
     }
     // tf32: A's register fragments of stage `s`, m64k8 each: a thread holds
-    // rows lane/4 (+8) and columns lane%4 (+4) of its warp's 16 rows.
-    __device__ __forceinline__ void load_fragments(int s, Fragments& f) const {
+    // rows lane/4 (+8) and columns lane%4 (+4) of its warp's 16 rows. In an
+    // MN-major tile the lanes of each half-warp would share banks pairwise
+    // (rows m and m+4 at columns k and k^1 meet in one 16-byte chunk), so the
+    // upper half-warp loads each fragment's two K halves in the other order:
+    // the halves then read disjoint chunks, and a select puts them back.
+    __device__ __forceinline__ void load_fragments(int s) {
       const unsigned char* tile = shared + s * kStageBytesA;
       const int t = threadIdx.x % 128, warp = t / 32, lane = t % 32;
+      const bool upper = kAMnMajor && lane >= 16;
 #pragma unroll
       for (int slab = 0; slab < kSlabs; ++slab) {
 #pragma unroll
         for (int kk = 0; kk < kBK / kMmaK; ++kk) {
+          unsigned raw[4];
 #pragma unroll
           for (int i = 0; i < 4; ++i) {
-            const int m = first_row() + slab * 64 + warp * 16 + lane / 4 + 8 * (i & 1);
-            const int k = kk * kMmaK + lane % 4 + 4 * (i >> 1);
-            f[slab][kk][i] = *reinterpret_cast<const unsigned*>(tile + a_offset(m, k));
+            const int e = upper ? i ^ 2 : i;
+            const int m = first_row() + slab * 64 + warp * 16 + lane / 4 + 8 * (e & 1);
+            const int k = kk * kMmaK + lane % 4 + 4 * (e >> 1);
+            raw[i] = *reinterpret_cast<const unsigned*>(tile + a_offset(m, k));
           }
+#pragma unroll
+          for (int i = 0; i < 4; ++i) fragments[slab][kk][i] = upper ? raw[i ^ 2] : raw[i];
         }
       }
     }
 
-    // One K slice: wait for its stage, multiply, and release the stage before
-    // it once that one's wgmma group has completed. One group stays in flight.
-    template <int kBuffer>
+    // One K slice: wait for its stage and multiply. 16-bit: one wgmma group
+    // stays in flight, and the stage before is released once it completes.
+    // tf32 waits for its own group and releases its stage at once: ptxas
+    // serializes every wgmma (its C7513 warning) when registers a wgmma reads
+    // are written while a group may be in flight, which the next slice's
+    // fragment loads would be. The other consumer's wgmmas fill the drain.
     __device__ __forceinline__ void slice_step(unsigned slice, int& previous) {
       const int stage = static_cast<int>(slice % kStages);
       kiln_mbar_wait(full_barrier(base, stage), (slice / kStages) & 1);
-      Fragments& f = kBuffer == 0 ? fragments0 : fragments1;
-      if constexpr (kTf32) load_fragments(stage, f);
+      if constexpr (kTf32) load_fragments(stage);
       kiln_wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < kBK / kMmaK; ++kk) {
 #pragma unroll
         for (int s = 0; s < kSlabs; ++s) {
           if constexpr (kTf32) {
-            Mma::run(acc[s], f[s][kk], desc_b(stage, kk));
+            Mma::run(acc[s], fragments[s][kk], desc_b(stage, kk));
           } else {
             Mma::template run<kAMnMajor ? 1 : 0, kBMnMajor ? 1 : 0>(acc[s], desc_a(stage, s, kk), desc_b(stage, kk));
           }
         }
       }
       kiln_wgmma_commit();
-      kiln_wgmma_wait<1>();
-      if (previous >= 0) release(previous);
-      previous = stage;
+      if constexpr (kTf32) {
+        kiln_wgmma_wait<0>();
+        release(stage);
+      } else {
+        kiln_wgmma_wait<1>();
+        if (previous >= 0) release(previous);
+        previous = stage;
+      }
     }
 
     // acc = A·B for this consumer's rows of tile `t`. The producer fills the
     // ring with the block's tiles in order, so tile t's K slices are slices
     // ordinal*kKBlocks onwards, where ordinal is t's place among the block's
-    // tiles. One wgmma group stays in flight: a stage is released once the
-    // group after it is issued.
+    // tiles.
     __device__ __forceinline__ void mainloop(int t) {
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
@@ -264,17 +277,12 @@ struct KilnSm90Gemm {
       if constexpr (kPingpong) {
         if (ordinal > 0) kiln_mbar_wait(turn_barrier(base, wg), static_cast<unsigned>((ordinal - 1) / 2) & 1);
       }
-      int previous = -1;
-      // Two slices a round, so each names its fragment buffer at compile time.
-      int kb = 0;
-      for (; kb + 1 < kKBlocks; kb += 2, slice += 2) {
-        slice_step<0>(slice, previous);
-        slice_step<1>(slice + 1, previous);
-      }
-      if (kb < kKBlocks) slice_step<0>(slice, previous);
+      int previous = -1;  // the stage whose group is still in flight (16-bit)
+#pragma unroll 2
+      for (int kb = 0; kb < kKBlocks; ++kb, ++slice) slice_step(slice, previous);
       if constexpr (kPingpong) kiln_mbar_arrive(turn_barrier(base, 1 - wg));
       kiln_wgmma_wait<0>();
-      release(previous);
+      if (previous >= 0) release(previous);
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) kiln_fence_registers(acc[s]);
     }
