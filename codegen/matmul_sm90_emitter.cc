@@ -9,6 +9,7 @@
 #include "codegen/launch_grid.h"
 #include "codegen/matmul_epilogue.h"
 #include "codegen/wgmma_instruction.h"
+#include "fusion/matmul_schedule.h"
 
 namespace kiln {
 namespace {
@@ -91,10 +92,10 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     }
     if (!read_by_epilogue) signature.OmitPointer(operand);
   }
-  // Outputs whose rows are a multiple of 16 bytes are staged and stored with
-  // TMA in boxes of 128-byte rows; the others, and those whose consumer tile
-  // is narrower than one such row (a bool output of 64 columns), straight
-  // from the accumulator registers.
+  // Outputs StagesOutput picks are staged and stored with TMA in boxes of
+  // 128-byte rows, unless their consumer tile is narrower than one such row
+  // (a bool output of 64 columns); the others go straight from the
+  // accumulator registers.
   std::vector<std::pair<NodeId, std::string>> staged;
   std::vector<NodeId> direct;
   const int consumer_rows = c.pingpong ? p.block_m : p.block_m / 2;
@@ -102,7 +103,7 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   for (NodeId output : kernel.outputs) {
     const DType out_dtype = graph.node(output).dtype;
     const int64_t size = DTypeSize(out_dtype);
-    if ((s.n * size) % 16 != 0 || (consumer_columns * size) % kSwizzleBytes != 0) {
+    if (!StagesOutput(size, s.n) || (consumer_columns * size) % kSwizzleBytes != 0) {
       direct.push_back(output);
       continue;
     }

@@ -74,13 +74,13 @@ int64_t MmaSyncSharedBytes(const MatmulConfig& c) {
   return int64_t{c.stages} * (c.block_m * c.block_k + c.block_k * c.block_n) * 2;
 }
 
-// The largest element the epilogue stages for a TMA store: outputs whose
-// rows are a multiple of 16 bytes; the others are stored from registers.
+// The largest element the epilogue stages for a TMA store (StagesOutput);
+// 0 when every output is stored from registers.
 int StagingElementBytes(const Graph& graph, const Kernel& kernel, int64_t n) {
   int bytes = 0;
   for (NodeId output : kernel.outputs) {
     const int64_t size = DTypeSize(graph.node(output).dtype);
-    if ((n * size) % 16 == 0) bytes = std::max(bytes, static_cast<int>(size));
+    if (StagesOutput(size, n)) bytes = std::max(bytes, static_cast<int>(size));
   }
   return bytes;
 }
@@ -216,6 +216,8 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
 
 int WgmmaBlockK(int operand_bytes) { return 128 / operand_bytes; }
 
+bool StagesOutput(int64_t element_bytes, int64_t n) { return element_bytes < 4 && (n * element_bytes) % 16 == 0; }
+
 int64_t WgmmaSharedBytes(const MatmulConfig& c, int staging_element_bytes) {
   const int64_t stage = int64_t{c.block_m + c.block_n} * 128;
   // One staging tile per consumer: half the block's rows each, or all of them.
@@ -350,9 +352,9 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
         c.config = WithMostStages(c.config, s.staging_element_bytes, limits);
         if (WgmmaSharedBytes(c.config, s.staging_element_bytes) > limits.shared_bytes_per_block) continue;
         // Two stages cannot hide a load behind the product: measured on an
-        // H200 at tf32 4096^3 (f32 staging leaves 256x128 two stages), 792 us
-        // against 489 us for 128x128 with five. Shallow tiles win only where
-        // no tile fits deeper.
+        // H200 at tf32 4096^3, when f32 outputs were staged and left 256x128
+        // two stages, 792 us against 489 us for 128x128 with five. Shallow
+        // tiles win only where no tile fits deeper.
         const bool deep = c.config.stages >= kMinWgmmaStages;
         if (deep_enough && !deep) continue;
         if (deep && !deep_enough) best_time = -1;

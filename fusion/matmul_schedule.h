@@ -59,6 +59,14 @@ int64_t WgmmaSharedBytes(const MatmulConfig& config, int staging_element_bytes);
 // The wgmma K step for operands of `operand_bytes`: one 128-byte swizzle row.
 int WgmmaBlockK(int operand_bytes);
 
+// Whether a wgmma epilogue stages an output of `element_bytes` per element,
+// in a C of `n` columns, in shared memory for a TMA store. Narrow elements
+// are, where C's rows are a multiple of 16 bytes: a warp's accumulator pairs
+// of them cover only half of each 32-byte sector. Elements of 4 bytes or more
+// are stored from the registers: their pairs fill whole sectors, and their
+// staging tiles would take the shared memory of pipeline stages.
+bool StagesOutput(int64_t element_bytes, int64_t n);
+
 }  // namespace kiln
 
 #endif  // KILN_FUSION_MATMUL_SCHEDULE_H_

@@ -255,8 +255,9 @@ TEST(PlannerTest, Tf32IsAnOptInThatSwapsOperandsForARowMajorB) {
   EXPECT_TRUE(s.swap_operands);
   EXPECT_EQ(s.config.block_k, 32);
   EXPECT_FALSE(s.config.pingpong);
-  EXPECT_EQ(s.staging_element_bytes, 4);
-  EXPECT_EQ(s.shared_bytes, WgmmaSharedBytes(s.config, 4));
+  // Its f32 output is stored from registers: no staging tile takes stages.
+  EXPECT_EQ(s.staging_element_bytes, 0);
+  EXPECT_EQ(s.shared_bytes, WgmmaSharedBytes(s.config, 0));
   EXPECT_THAT(s.reason, HasSubstr("f32 as tf32 (allowed) on tensor cores (wgmma + TMA"));
   EXPECT_THAT(s.reason, HasSubstr("computed as Cᵀ = Bᵀ·Aᵀ, since tf32 reads only K-major operands from shared "
                                   "memory and B is row-major"));
