@@ -101,7 +101,7 @@ class RowEmitter {
   KernelSignature signature_;
   Dims full_shape_;
   Unit unit_ = Unit::kBlock;
-  // Lane groups hold their rows' inputs as h_<input>[p][s], the others as h_<input>[s].
+  // Lane groups hold their rows' inputs as h_<input>[p][s], blocks and clusters as h_<input>[s].
   std::string row_slot_;
   int vec_ = 1;
   // Rows are a multiple of kV long, so every vector lies inside its row.
@@ -238,7 +238,7 @@ absl::Status RowEmitter::EmitElementLoop(
     for (NodeId input : inputs) {
       known[input] = LoadConversion(
           graph_.node(input).dtype,
-          absl::StrCat("h_", signature_.InputName(input), Persistent() ? row_slot_ : "", held_suffix, ".v[j]"));
+          absl::StrCat("h_", signature_.InputName(input), row_slot_, held_suffix, ".v[j]"));
     }
     if (reads_held) {
       for (NodeId n : held_values_) known[n] = absl::StrCat("held", n, held_suffix, "[j]");
@@ -457,7 +457,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // rows, side by side in a warp, take vectors that divide the row, so the
   // warp's loads are aligned vectors over one contiguous span.
   vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
-  while (vec_ > 1 && (vec_ > cols || (lanes < 32 && unit_ == Unit::kGroup && cols % vec_ != 0))) vec_ /= 2;
+  const bool packed = row_.strategy == RowStrategy::kPackedPersistent;
+  while (vec_ > 1 && (vec_ > cols || (packed && cols % vec_ != 0))) vec_ /= 2;
   aligned_ = cols % vec_ == 0;
   // Cluster blocks split the row on vector boundaries.
   const int64_t chunk = AlignUp(CeilDiv(cols, row_.cluster_blocks), vec_);
