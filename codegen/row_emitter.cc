@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <functional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "codegen/cuda_types.h"
 #include "codegen/element_program.h"
 #include "codegen/expr_emitter.h"
@@ -15,7 +17,6 @@
 namespace kiln {
 namespace {
 
-constexpr int kWarpRowsPerBlock = 8;
 constexpr int kLoopUnroll = 4;  // tiles in flight per thread in looped passes
 // Registers per thread that persistent kernels may spend keeping values the
 // last reduction pass computed for the output pass, instead of computing them
@@ -33,7 +34,18 @@ bool CostlyToRecompute(OpKind op) {
   }
 }
 
-enum class Unit { kWarp, kBlock, kCluster };
+// What covers one row: a group of lanes of a warp (the whole warp, or part
+// of it for packed rows), a block, or a cluster of blocks.
+enum class Unit { kGroup, kBlock, kCluster };
+
+// Adds two spaces before every line of `code`, pragmas aside.
+std::string Indented(absl::string_view code) {
+  std::string out;
+  for (absl::string_view line : absl::StrSplit(code, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&out, absl::StartsWith(line, "#") ? "" : "  ", line, "\n");
+  }
+  return out;
+}
 
 class RowEmitter {
  public:
@@ -50,8 +62,8 @@ class RowEmitter {
            std::find(row_.broadcast_nodes.begin(), row_.broadcast_nodes.end(), id) != row_.broadcast_nodes.end();
   }
   bool Persistent() const {
-    return row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kBlockPersistent ||
-           row_.strategy == RowStrategy::kClusterPersistent;
+    return row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kPackedPersistent ||
+           row_.strategy == RowStrategy::kBlockPersistent || row_.strategy == RowStrategy::kClusterPersistent;
   }
   std::string ExternalLoad(NodeId operand, NodeId consumer);
   // An operand that varies along the row only, the same for every row (a
@@ -77,6 +89,9 @@ class RowEmitter {
   // Divisions of the output pass by a row's value become products with its
   // reciprocal, computed once per row.
   void EmitRowReciprocals();
+  // The statements that name this row of the unit (`row`, `row_base`, the
+  // segment and its first vector); for lane groups, row `p` of the group.
+  std::string RowLines(absl::string_view indent) const;
   std::string UnitReduce(absl::string_view op, absl::string_view value) const;
   std::string UnitOnline(absl::string_view value) const;
 
@@ -86,6 +101,8 @@ class RowEmitter {
   KernelSignature signature_;
   Dims full_shape_;
   Unit unit_ = Unit::kBlock;
+  // Lane groups hold their rows' inputs as h_<input>[p][s], blocks and clusters as h_<input>[s].
+  std::string row_slot_;
   int vec_ = 1;
   // Rows are a multiple of kV long, so every vector lies inside its row.
   bool aligned_ = true;
@@ -187,7 +204,7 @@ std::string RowEmitter::LoadAt(NodeId input, absl::string_view g) const {
 
 std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value) const {
   switch (unit_) {
-    case Unit::kWarp: return absl::StrCat("kiln_warp_reduce<", op, ">(", value, ")");
+    case Unit::kGroup: return absl::StrCat("kiln_group_reduce<", op, ", kLanes>(", value, ")");
     case Unit::kBlock: return absl::StrCat("kiln_block_reduce<", op, ">(", value, ", kiln_scratch)");
     case Unit::kCluster:
       return absl::StrCat("kiln_cluster_reduce<", op, ", ", row_.cluster_blocks, ">(kiln_block_reduce<", op,
@@ -198,7 +215,7 @@ std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value
 
 std::string RowEmitter::UnitOnline(absl::string_view value) const {
   switch (unit_) {
-    case Unit::kWarp: return absl::StrCat("kiln_warp_online(", value, ")");
+    case Unit::kGroup: return absl::StrCat("kiln_group_online<kLanes>(", value, ")");
     case Unit::kBlock: return absl::StrCat("kiln_block_online(", value, ", kiln_scratch)");
     case Unit::kCluster:
       return absl::StrCat("kiln_cluster_online<", row_.cluster_blocks, ">(kiln_block_online(", value,
@@ -219,8 +236,9 @@ absl::Status RowEmitter::EmitElementLoop(
     if (guarded) absl::StrAppend(&inner, "  ");
     absl::flat_hash_map<NodeId, std::string> known = row_known_;
     for (NodeId input : inputs) {
-      known[input] = LoadConversion(graph_.node(input).dtype,
-                                    absl::StrCat("h_", signature_.InputName(input), held_suffix, ".v[j]"));
+      known[input] = LoadConversion(
+          graph_.node(input).dtype,
+          absl::StrCat("h_", signature_.InputName(input), row_slot_, held_suffix, ".v[j]"));
     }
     if (reads_held) {
       for (NodeId n : held_values_) known[n] = absl::StrCat("held", n, held_suffix, "[j]");
@@ -388,6 +406,28 @@ void RowEmitter::EmitRowReciprocals() {
   }
 }
 
+std::string RowEmitter::RowLines(absl::string_view indent) const {
+  std::string code;
+  if (unit_ == Unit::kGroup) {
+    // Rows past the end (in the last warp) repeat the last row, so that every
+    // lane takes part in the shuffles; only their stores are skipped.
+    absl::StrAppend(&code, indent, "const long long row_raw = first_row + static_cast<long long>(p) * (32 / kLanes);\n",
+                    indent, "const bool row_live = row_raw < kRows;\n", indent,
+                    "const long long row = row_live ? row_raw : kRows - 1;\n");
+  } else {
+    absl::StrAppend(&code, indent, "const long long row = first_row;\n");
+  }
+  absl::StrAppend(&code, indent, "const long long row_base = row * kCols;\n", indent,
+                  "const long long seg_begin = row_base + col_begin;\n", indent,
+                  "const long long seg_end = row_base + col_end;\n", indent,
+                  // Vectors start on multiples of kV elements: on 16-byte
+                  // boundaries however long the rows are, those that straddle
+                  // the segment's ends going element by element.
+                  aligned_ ? "const long long vec_begin = seg_begin;\n"
+                           : "const long long vec_begin = seg_begin & ~static_cast<long long>(kV - 1);\n");
+  return code;
+}
+
 absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   for (NodeId n : kernel_.nodes) {
     if (OpFamilyOf(graph_.node(n).op) == OpFamily::kReduce) {
@@ -397,9 +437,12 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   }
   program_ = std::make_unique<ElementProgram>(
       graph_, kernel_.nodes, [this](NodeId operand, NodeId consumer) { return ExternalLoad(operand, consumer); });
-  unit_ = row_.strategy == RowStrategy::kWarpPersistent ? Unit::kWarp
-          : row_.cluster_blocks > 1                     ? Unit::kCluster
-                                                        : Unit::kBlock;
+  const bool grouped =
+      row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kPackedPersistent;
+  unit_ = grouped ? Unit::kGroup : row_.cluster_blocks > 1 ? Unit::kCluster : Unit::kBlock;
+  const int lanes = grouped ? row_.lanes_per_row : row_.threads;
+  const int group_rows = grouped ? row_.rows_per_group : 1;
+  if (grouped) row_slot_ = "[p]";
   std::vector<NodeId> full_outputs;
   std::vector<NodeId> row_outputs;
   for (NodeId out : kernel_.outputs) (IsFull(out) ? full_outputs : row_outputs).push_back(out);
@@ -410,68 +453,79 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   }
   for (NodeId out : full_outputs) narrowest = std::min(narrowest, DTypeSize(graph_.node(out).dtype));
   const int64_t cols = row_.row_length;
-  // 16-byte vectors of the narrowest type, no wider than the row.
+  // 16-byte vectors of the narrowest type, no wider than the row; packed
+  // rows, side by side in a warp, take vectors that divide the row, so the
+  // warp's loads are aligned vectors over one contiguous span.
   vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
-  while (vec_ > 1 && vec_ > cols) vec_ /= 2;
+  const bool packed = row_.strategy == RowStrategy::kPackedPersistent;
+  while (vec_ > 1 && (vec_ > cols || (packed && cols % vec_ != 0))) vec_ /= 2;
   aligned_ = cols % vec_ == 0;
   // Cluster blocks split the row on vector boundaries.
   const int64_t chunk = AlignUp(CeilDiv(cols, row_.cluster_blocks), vec_);
-  const int threads = unit_ == Unit::kWarp ? 32 : row_.threads;
   // An unaligned segment may start up to kV - 1 elements into its first vector.
-  slots_ = static_cast<int>(CeilDiv(chunk + (aligned_ ? 0 : vec_ - 1), int64_t{threads} * vec_));
-  exact_ = aligned_ && chunk * row_.cluster_blocks == cols && chunk == int64_t{slots_} * threads * vec_;
+  slots_ = static_cast<int>(CeilDiv(chunk + (aligned_ ? 0 : vec_ - 1), int64_t{lanes} * vec_));
+  exact_ = aligned_ && chunk * row_.cluster_blocks == cols && chunk == int64_t{slots_} * lanes * vec_;
   if (Persistent() && !full_outputs.empty() && !row_.stages.empty()) held_values_ = ChooseHeldValues(full_outputs);
-  const int block = unit_ == Unit::kWarp ? 32 * kWarpRowsPerBlock : threads;
+  const int block = grouped ? 32 * RowSchedule::kWarpsPerBlock : lanes;
 
   absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block, ") ");
   if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
   absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
                   "  constexpr long long kRows = ", row_.rows, "LL;\n  constexpr long long kCols = ", cols,
-                  "LL;\n  constexpr int kV = ", vec_, ";\n  constexpr int kThreads = ", threads, ";\n");
+                  "LL;\n  constexpr int kV = ", vec_, ";\n  constexpr int kThreads = ", lanes, ";\n");
   if (Persistent()) {
     absl::StrAppend(&body_, "  constexpr int kSlots = ", slots_, ";\n  constexpr bool kExact = ", exact_ ? "true" : "false",
                     ";\n");
   }
   switch (unit_) {
-    case Unit::kWarp:
-      absl::StrAppend(&body_,
-                      "  const long long row = static_cast<long long>(blockIdx.x) * ", kWarpRowsPerBlock,
-                      " + (threadIdx.x >> 5);\n  if (row >= kRows) return;\n",
-                      "  const int lane = threadIdx.x & 31;\n  const long long col_begin = 0;\n",
-                      "  const long long col_end = kCols;\n");
+    case Unit::kGroup:
+      // Warp w covers rows [w, w + 1) * kGroupRows * (32 / kLanes): its
+      // groups side by side on consecutive rows, then the next rows in turn.
+      absl::StrAppend(&body_, "  constexpr int kLanes = kThreads;\n  constexpr int kGroupRows = ", group_rows, ";\n",
+                      "  const int lane = threadIdx.x & (kLanes - 1);\n",
+                      "  const long long first_row = (static_cast<long long>(blockIdx.x) * ",
+                      RowSchedule::kWarpsPerBlock, " + (threadIdx.x >> 5)) * (kGroupRows * (32 / kLanes)) +\n",
+                      "                              (threadIdx.x & 31) / kLanes;\n",
+                      "  const long long col_begin = 0;\n  const long long col_end = kCols;\n");
       break;
     case Unit::kBlock:
-      absl::StrAppend(&body_, "  const long long row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
+      absl::StrAppend(&body_, "  const long long first_row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
                       "  const long long col_begin = 0;\n  const long long col_end = kCols;\n",
                       "  __shared__ float kiln_scratch[66];\n");
       break;
     case Unit::kCluster:
       absl::StrAppend(&body_, "  constexpr long long kChunk = ", chunk, "LL;\n",
-                      "  const long long row = blockIdx.x / ", row_.cluster_blocks, ";\n",
+                      "  const long long first_row = blockIdx.x / ", row_.cluster_blocks, ";\n",
                       "  const int lane = threadIdx.x;\n",
                       "  const long long col_begin = static_cast<long long>(kiln_cluster_rank()) * kChunk;\n",
                       "  const long long col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n",
                       "  __shared__ float kiln_scratch[66];\n  __shared__ float kiln_slots[2];\n");
       break;
   }
-  absl::StrAppend(&body_, "  const long long row_base = row * kCols;\n  (void)kRows;\n",
-                  "  const long long seg_begin = row_base + col_begin;\n",
-                  "  const long long seg_end = row_base + col_end;\n");
-  // Vectors start on multiples of kV elements: on 16-byte boundaries however
-  // long the rows are, those that straddle the segment's ends going element
-  // by element.
-  absl::StrAppend(&body_, aligned_ ? "  const long long vec_begin = seg_begin;\n"
-                                   : "  const long long vec_begin = seg_begin & ~static_cast<long long>(kV - 1);\n");
+  absl::StrAppend(&body_, "  (void)kRows;\n");
+  if (!grouped) absl::StrAppend(&body_, RowLines("  "));
 
+  // A lane group loads all its rows before it computes any, so each thread
+  // has every row's loads in flight at once.
   if (Persistent()) {
+    std::string loads;
     for (NodeId input : row_.pass_inputs.front()) {
       const std::string name = signature_.InputName(input);
       absl::StrAppend(&body_, "  KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
-                      "[kSlots];\n#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
+                      grouped ? "[kGroupRows]" : "", "[kSlots];\n");
+      absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
                       "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                      "    if (kExact || g < seg_end) h_", name, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
+                      "    if (kExact || g < seg_end) h_", name, row_slot_, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
+    }
+    if (grouped) {
+      absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
+                      Indented(loads), "  }\n");
+    } else {
+      absl::StrAppend(&body_, loads);
     }
   }
+  std::string unit_body;
+  std::swap(body_, unit_body);  // what follows is emitted once per row of the unit
   for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs[stage];
     if (absl::Status s = EmitStage(row_.stages[stage], inputs, stage + 1 == row_.stages.size()); !s.ok()) {
@@ -492,17 +546,32 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       }
       return absl::OkStatus();
     };
+    // The output pass has no shuffles: a repeated row skips it whole.
+    if (grouped) absl::StrAppend(&body_, "  if (row_live) {\n");
+    std::string pass;
+    std::swap(body_, pass);
     if (absl::Status s = EmitElementLoop(inputs, per_element, full_outputs, Persistent()); !s.ok()) return s;
+    std::swap(body_, pass);
+    absl::StrAppend(&body_, grouped ? Indented(pass) : pass);
+    if (grouped) absl::StrAppend(&body_, "  }\n");
   }
   if (!row_outputs.empty()) {
     if (absl::Status s = program_->Emit(row_outputs, row_known_, body_, "  "); !s.ok()) return s;
     absl::StrAppend(&body_, unit_ == Unit::kCluster ? "  if (lane == 0 && kiln_cluster_rank() == 0) {\n"
-                                                    : "  if (lane == 0) {\n");
+                            : grouped              ? "  if (lane == 0 && row_live) {\n"
+                                                   : "  if (lane == 0) {\n");
     for (NodeId out : row_outputs) {
       absl::StrAppend(&body_, "    ", signature_.OutputName(out), "[row] = ",
                       StoreConversion(graph_.node(out).dtype, row_known_[out]), ";\n");
     }
     absl::StrAppend(&body_, "  }\n");
+  }
+  std::swap(body_, unit_body);
+  if (grouped) {
+    absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
+                    Indented(unit_body), "  }\n");
+  } else {
+    absl::StrAppend(&body_, unit_body);
   }
   absl::StrAppend(&body_, "}\n");
 
@@ -511,9 +580,9 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   generated.body = std::move(body_);
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;
+  const int64_t rows_per_block = int64_t{RowSchedule::kWarpsPerBlock} * (32 / lanes) * group_rows;
   absl::StatusOr<unsigned> grid =
-      LaunchGrid(kernel_.name, unit_ == Unit::kWarp ? CeilDiv(row_.rows, kWarpRowsPerBlock)
-                                                    : row_.rows * row_.cluster_blocks);
+      LaunchGrid(kernel_.name, grouped ? CeilDiv(row_.rows, rows_per_block) : row_.rows * row_.cluster_blocks);
   if (!grid.ok()) return grid.status();
   generated.launch.grid = *grid;
   return generated;

@@ -1,5 +1,7 @@
-// CUDA for a row-reduction kernel, following the plan's RowSchedule: a warp,
-// a block or a thread-block cluster per row; the row held in registers
+// CUDA for a row-reduction kernel, following the plan's RowSchedule: a group
+// of lanes (a warp, or part of one for short rows packed side by side, each
+// group covering rows_per_group rows in turn), a block or a thread-block
+// cluster per row; the row held in registers
 // (persistent) or re-read per pass (looped); reductions in stages, with the
 // online max/sum recurrence where the plan merged a softmax's max and sum.
 //

@@ -37,6 +37,7 @@ enum class KernelKind {
 enum class RowStrategy {
   kNone,
   kWarpPersistent,     // one warp per row, the row held in registers
+  kPackedPersistent,   // several short rows per warp: a group of lanes per row, the row held in registers
   kBlockPersistent,    // one block per row, the row held in registers
   kClusterPersistent,  // split: a cluster of blocks per row, the row held across them
   kLooped,             // one block per row, tiles re-read for each pass
@@ -52,7 +53,13 @@ struct RowSchedule {
   int64_t rows = 0;
   int64_t row_length = 0;          // elements reduced per row
   RowStrategy strategy = RowStrategy::kNone;
-  int threads = 0;                 // per block (per row for warp strategies: 32)
+  int threads = 0;                 // per block (per row for warp and packed strategies: lanes_per_row)
+  // Warp and packed strategies: the lanes of a warp that share a row (32, or
+  // a power of two below it for packed rows), and the rows each group of
+  // lanes covers in turn, so that a thread has enough bytes in flight.
+  int lanes_per_row = 32;
+  int rows_per_group = 1;
+  static constexpr int kWarpsPerBlock = 8;  // warp and packed strategies: each warp with its own rows
   int cluster_blocks = 1;          // blocks sharing one row
   int values_per_thread = 0;       // persistent strategies: row elements each thread holds
   // Reduction stages in order; stage i's reductions can start once all earlier

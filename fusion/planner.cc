@@ -38,6 +38,7 @@ absl::string_view RowStrategyName(RowStrategy strategy) {
   switch (strategy) {
     case RowStrategy::kNone: return "none";
     case RowStrategy::kWarpPersistent: return "persistent (warp per row)";
+    case RowStrategy::kPackedPersistent: return "persistent (rows packed in warps)";
     case RowStrategy::kBlockPersistent: return "persistent (block per row)";
     case RowStrategy::kClusterPersistent: return "split (cluster per row, persistent)";
     case RowStrategy::kLooped: return "looped";
@@ -80,6 +81,11 @@ std::string Kernel::Strategy() const {
     case KernelKind::kRowReduction: {
       const RowSchedule& r = row();
       std::string s(RowStrategyName(r.strategy));
+      if (r.strategy == RowStrategy::kPackedPersistent) {
+        absl::StrAppend(&s, ", ", r.lanes_per_row, r.lanes_per_row == 1 ? " lane" : " lanes", " per row");
+      }
+      const int rows_per_warp = r.lanes_per_row > 0 ? 32 / r.lanes_per_row * r.rows_per_group : 1;
+      if (rows_per_warp > 1) absl::StrAppend(&s, ", ", rows_per_warp, " rows per warp");
       if (r.cluster_blocks > 1) absl::StrAppend(&s, " x", r.cluster_blocks);
       if (r.online_softmax) absl::StrAppend(&s, ", online softmax");
       if (r.passes > 1) absl::StrAppend(&s, ", ", r.passes, " passes");

@@ -23,6 +23,15 @@ constexpr int kTargetValuesPerThread = 16;
 constexpr int kTargetBytesPerThread = kTargetValuesPerThread * 4;
 // Threads of each block of a cluster that holds a row at two blocks an SM.
 constexpr int kClusterThreads = 512;
+// Rows of at most this many vectors share a warp, a group of lanes per row.
+constexpr int64_t kPackedRowVectors = 16;
+// Warp and packed rows: a thread keeps at least this many bytes of loads in
+// flight, covering several rows in turn where one row gives it fewer. A warp
+// per row of 33 f32 values (a vector on 9 lanes) left 8 KiB in flight an SM,
+// a third of what the H200's HBM latency needs: 0.19 of the copy rate.
+constexpr int64_t kBytesInFlightPerThread = 32;
+constexpr int kMaxRowsPerGroup = 16;
+constexpr int kWarpsPerSm = 64;  // resident threads of an sm_80/sm_90 SM, in warps
 
 int PowerOfTwoAtLeast(int64_t v) { return static_cast<int>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(v, 1)))); }
 
@@ -33,6 +42,14 @@ std::string Bytes(int64_t bytes) {
 }
 
 bool IsReduction(const Node& node) { return OpFamilyOf(node.op) == OpFamily::kReduce; }
+
+// The widest vector (16 bytes of the narrowest type, at most 8 elements) that
+// divides the row, so every row starts on a vector boundary.
+int AlignedVector(int64_t length, int64_t element_bytes) {
+  int v = static_cast<int>(std::min<int64_t>(16 / std::max<int64_t>(element_bytes, 2), 8));
+  while (v > 1 && length % v != 0) v /= 2;
+  return v;
+}
 
 class RowScheduler {
  public:
@@ -51,6 +68,11 @@ class RowScheduler {
   void AssignStages(bool merge_online);
   std::vector<NodeId> FullInputsReachedFrom(const std::vector<NodeId>& roots) const;
   void ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_inputs) const;
+  // A row that fits one warp: a warp per row, or for rows of a few vectors a
+  // group of lanes per row with the warp's rows side by side, so the warp's
+  // loads cover one contiguous span. `what` names what fits ("row of 3 f32
+  // = 12 B"); `held` says the row stays in registers for a later pass.
+  void ScheduleWarpRows(RowSchedule& s, const std::string& what, bool held) const;
 
   const Graph& graph_;
   const Group& group_;
@@ -131,6 +153,36 @@ std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId
   return ordered;
 }
 
+void RowScheduler::ScheduleWarpRows(RowSchedule& s, const std::string& what, bool held) const {
+  const int64_t length = s.row_length;
+  const int64_t vectors = length / AlignedVector(length, element_bytes_);
+  const bool packed = vectors <= kPackedRowVectors;
+  s.strategy = packed ? RowStrategy::kPackedPersistent : RowStrategy::kWarpPersistent;
+  s.lanes_per_row = packed ? PowerOfTwoAtLeast(vectors) : 32;
+  s.threads = s.lanes_per_row;
+  const int64_t per_lane = CeilDiv(length, s.lanes_per_row);
+  int group_rows = 1;
+  while (group_rows < kMaxRowsPerGroup && per_lane * group_rows * element_bytes_ < kBytesInFlightPerThread) {
+    group_rows *= 2;
+  }
+  // More rows a group must not leave SMs without a full complement of warps.
+  const int64_t rows_per_warp = 32 / s.lanes_per_row;
+  while (group_rows > 1 && CeilDiv(s.rows, rows_per_warp * group_rows) < int64_t{limits_.sm_count} * kWarpsPerSm) {
+    group_rows /= 2;
+  }
+  s.rows_per_group = group_rows;
+  s.values_per_thread = static_cast<int>(per_lane * group_rows);
+  const std::string unit =
+      packed ? absl::StrCat(s.lanes_per_row, s.lanes_per_row == 1 ? " lane" : " lanes") : "one warp";
+  const absl::string_view registers = !held ? "" : s.lanes_per_row == 1 || !packed ? "'s registers" : "' registers";
+  s.reason = absl::StrCat(what, " fits ", unit, registers, ": ",
+                          packed ? absl::StrCat(rows_per_warp, " rows side by side in a warp") : "a warp per row");
+  if (group_rows > 1) {
+    absl::StrAppend(&s.reason, ", each ", packed ? "lane group" : "warp", " covering ", group_rows, " rows in turn (",
+                    kBytesInFlightPerThread, " bytes in flight a thread)");
+  }
+}
+
 void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_inputs) const {
   const int64_t length = s.row_length;
   const int64_t row_bytes = length * 4;
@@ -144,10 +196,8 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
   const std::string row = absl::StrCat("row of ", length, " f32 = ", Bytes(row_bytes));
   if (!needs_hold) {
     if (length <= kWarpRowLimit) {
-      s.strategy = RowStrategy::kWarpPersistent;
-      s.threads = 32;
-      s.values_per_thread = static_cast<int>(CeilDiv(length, 32));
-      s.reason = absl::StrCat(row, " fits one warp: a warp per row, one pass");
+      ScheduleWarpRows(s, row, /*held=*/false);
+      absl::StrAppend(&s.reason, ", one pass");
     } else if (few_rows && limits_.supports_clusters) {
       s.strategy = RowStrategy::kClusterLooped;
       s.cluster_blocks = limits_.max_cluster_blocks;
@@ -165,10 +215,7 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
   const std::string held = held_inputs == 1 ? row : absl::StrCat(row, " x ", held_inputs, " inputs");
   const int64_t held_values = held_bytes / 4;
   if (held_values <= kWarpRowLimit) {
-    s.strategy = RowStrategy::kWarpPersistent;
-    s.threads = 32;
-    s.values_per_thread = static_cast<int>(CeilDiv(length, 32));
-    s.reason = absl::StrCat(held, " fits one warp's registers: a warp per row");
+    ScheduleWarpRows(s, held, /*held=*/true);
     return;
   }
   if (held_bytes <= block_budget) {

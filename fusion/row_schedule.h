@@ -5,6 +5,7 @@
 //   RowSchedule s = ScheduleRows(graph, group, kernel_inputs, limits);
 //   s.strategy == RowStrategy::kClusterPersistent;   // e.g. softmax [512,131072]
 //   s.reason   // "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget ..."
+//   // softmax [22369621, 3]: kPackedPersistent, 4 lanes a row, 8 rows a lane group in turn
 #ifndef KILN_FUSION_ROW_SCHEDULE_H_
 #define KILN_FUSION_ROW_SCHEDULE_H_
 

@@ -24,6 +24,65 @@ inline Graph LayerNormWithWeights(DType dtype, int64_t rows, int64_t cols) {
   return *b.Build({Cast(n * w + bias, dtype).Named("y")});
 }
 
+// The row ops of bench/sweep/cases.py, each as the sweep writes it.
+enum class RowOp { kSum, kMax, kSoftmax, kLayerNorm, kRmsNorm, kLogSumExp };
+inline constexpr RowOp kRowOps[] = {RowOp::kSum,     RowOp::kMax,     RowOp::kSoftmax,
+                                    RowOp::kLayerNorm, RowOp::kRmsNorm, RowOp::kLogSumExp};
+
+inline const char* RowOpName(RowOp op) {
+  switch (op) {
+    case RowOp::kSum: return "sum";
+    case RowOp::kMax: return "max";
+    case RowOp::kSoftmax: return "softmax";
+    case RowOp::kLayerNorm: return "layernorm";
+    case RowOp::kRmsNorm: return "rmsnorm";
+    case RowOp::kLogSumExp: return "logsumexp";
+  }
+  return "?";
+}
+
+// The graph bench/sweep writes as <op>_<rows>x<cols>_<dtype>: sum and max
+// reduce the input as it is; the others cast 16-bit inputs (and weights) to
+// f32 and the result back. logsumexp's result is [rows, 1], the others' full.
+inline Graph SweepRowGraph(RowOp op, DType dtype, int64_t rows, int64_t cols) {
+  GraphBuilder b;
+  const bool wide = dtype != DType::kF32;
+  Value input = b.Input("x", dtype, {rows, cols});
+  if (op == RowOp::kSum) return *b.Build({ReduceSum(input, {1}).Named("y")});
+  if (op == RowOp::kMax) return *b.Build({ReduceMax(input, {1}).Named("y")});
+  auto f32 = [&](Value v) { return wide ? Cast(v, DType::kF32) : v; };
+  const Value x = f32(input);
+  Value y = x;
+  switch (op) {
+    case RowOp::kSoftmax: {
+      const Value e = Exp(x - ReduceMax(x, {1}, true));
+      y = e / ReduceSum(e, {1}, true);
+      break;
+    }
+    case RowOp::kLogSumExp: {
+      const Value m = ReduceMax(x, {1}, true);
+      y = Log(ReduceSum(Exp(x - m), {1}, true)) + m;
+      break;
+    }
+    case RowOp::kLayerNorm: {
+      const Value w = f32(b.Input("w", dtype, {cols}));
+      const Value bias = f32(b.Input("b", dtype, {cols}));
+      const Value d = x - ReduceMean(x, {1}, true);
+      const Value n = d * Rsqrt(ReduceMean(d * d, {1}, true) + b.Constant(1e-5, DType::kF32));
+      y = n * w + bias;
+      break;
+    }
+    case RowOp::kRmsNorm: {
+      const Value w = f32(b.Input("w", dtype, {cols}));
+      const Value r = Rsqrt(ReduceMean(x * x, {1}, true) + b.Constant(1e-5, DType::kF32));
+      y = x * r * w;
+      break;
+    }
+    default: break;
+  }
+  return *b.Build({(wide ? Cast(y, dtype) : y).Named("y")});
+}
+
 }  // namespace kiln
 
 #endif  // KILN_TESTS_ROW_TEST_GRAPHS_H_

@@ -128,11 +128,18 @@ struct KilnMin {
   static __device__ __forceinline__ float combine(float a, float b) { return kiln_min(a, b); }
 };
 
+// Reduces over each aligned group of kLanes lanes (a power of two up to 32);
+// every lane of the group gets the result. All 32 lanes of the warp must
+// call it, whichever rows their groups hold.
+template <typename Op, int kLanes>
+__device__ __forceinline__ float kiln_group_reduce(float v) {
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset >>= 1) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
 template <typename Op>
 __device__ __forceinline__ float kiln_warp_reduce(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = Op::combine(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  return v;
+  return kiln_group_reduce<Op, 32>(v);
 }
 
 // Every thread of the block gets the result. `scratch` holds 33 floats; the
@@ -171,14 +178,17 @@ __device__ __forceinline__ KilnOnline kiln_online_combine(KilnOnline a, KilnOnli
   if (m == -KILN_INF) return a;
   return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
 }
-__device__ __forceinline__ KilnOnline kiln_warp_online(KilnOnline v) {
+// kiln_group_reduce's rule for the online statistics.
+template <int kLanes>
+__device__ __forceinline__ KilnOnline kiln_group_online(KilnOnline v) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
+  for (int offset = kLanes / 2; offset > 0; offset >>= 1) {
     KilnOnline o = {__shfl_xor_sync(0xffffffffu, v.m, offset), __shfl_xor_sync(0xffffffffu, v.s, offset)};
     v = kiln_online_combine(v, o);
   }
   return v;
 }
+__device__ __forceinline__ KilnOnline kiln_warp_online(KilnOnline v) { return kiln_group_online<32>(v); }
 // `scratch` holds 66 floats.
 __device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scratch) {
   const int lane = threadIdx.x & 31;

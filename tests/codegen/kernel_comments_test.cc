@@ -28,8 +28,9 @@ TEST(KernelCommentsTest, ParametersNameTheirValuesAndNeighbours) {
   const std::vector<std::string> comments = KernelComments(graph, plan, *kernels);
   ASSERT_EQ(comments.size(), 3u);
   EXPECT_EQ(comments[0],
-            "// ---- kernel f0_row_reduction: row_reduction, persistent (warp per row)\n"
-            "// launch: grid 8, block 256, cluster 1, dynamic shared memory 0 bytes\n"
+            "// ---- kernel f0_row_reduction: row_reduction, persistent (rows packed in warps), 8 lanes per row, 4 "
+            "rows per warp\n"
+            "// launch: grid 2, block 256, cluster 1, dynamic shared memory 0 bytes\n"
             "// parameters:\n"
             "//   in0   x  f32[64,32]  graph input\n"
             "//   out0  y  f32[64,32]  graph output; read by f1_transpose\n");

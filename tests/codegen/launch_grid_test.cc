@@ -56,7 +56,7 @@ TEST(LaunchGridTest, RowKernelsPastTheGridLimitAreRefused) {
   GraphBuilder b;
   const Graph graph = *b.Build({ReduceSum(b.Input("x", DType::kF32, {int64_t{1} << 47, 2}), {1}).Named("y")});
   ExpectInvalid(FirstKernelStatus(graph),
-                "kernel f0_row_reduction needs 17592186044416 blocks; a launch grid holds at most 2147483647");
+                "kernel f0_row_reduction needs 137438953472 blocks; a launch grid holds at most 2147483647");
 }
 
 // Transposes launch a block per tile, capped (tests/codegen/transpose_emitter_test.cc).

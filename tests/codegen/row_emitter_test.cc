@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
 #include "fusion/planner.h"
@@ -19,22 +20,24 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The body of the plan's one row kernel, after checking that it compiles.
-std::string RowKernelBody(const Graph& graph) {
+// The plan's one row kernel, after checking that it compiles.
+GeneratedKernel RowKernel(const Graph& graph) {
   const DeviceLimits limits;
   absl::StatusOr<Plan> plan = PlanFusion(graph, limits);
   EXPECT_TRUE(plan.ok()) << plan.status();
   if (!plan.ok() || plan->kernels.size() != 1 || plan->kernels[0].kind != KernelKind::kRowReduction) {
     ADD_FAILURE() << "expected one row kernel";
-    return "";
+    return {};
   }
   absl::StatusOr<GeneratedKernel> generated = EmitRowKernel(graph, plan->kernels[0], limits);
   EXPECT_TRUE(generated.ok()) << generated.status();
-  if (!generated.ok()) return "";
+  if (!generated.ok()) return {};
   absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), plan->kernels[0].name}, limits.Arch());
   EXPECT_TRUE(cubin.ok()) << cubin.status();
-  return generated->body;
+  return *generated;
 }
+
+std::string RowKernelBody(const Graph& graph) { return RowKernel(graph).body; }
 
 TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kBF16, 8192, 8192));
@@ -67,6 +70,53 @@ TEST(RowEmitterTest, SixteenBitOutputsRoundOnceInTheStore) {
   const std::string body = RowKernelBody(*SoftmaxNaive(DType::kBF16, 8192, 8192));
   EXPECT_THAT(body, Not(HasSubstr("kiln_round_bf16")));
   EXPECT_THAT(body, HasSubstr("= kiln_f32_to_bf16(v"));
+}
+
+// Packed rows: each group of kLanes lanes shuffles within itself, loads all
+// kGroupRows rows before computing any, and rows past the end (the last
+// warp's) repeat the last row with their stores skipped.
+TEST(RowEmitterTest, PackedRowsReduceWithinTheirLaneGroup) {
+  const GeneratedKernel kernel = RowKernel(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 22369621, 3));
+  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kThreads = 4;"));
+  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kGroupRows = 8;"));
+  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kV = 1;"));
+  EXPECT_THAT(kernel.body, HasSubstr("h_in0[p][s] = kiln_load_vec<float, kV>(in0 + g);"));
+  EXPECT_THAT(kernel.body, HasSubstr("kiln_group_reduce<KilnMax, kLanes>(acc"));
+  EXPECT_THAT(kernel.body, HasSubstr("kiln_group_reduce<KilnSum, kLanes>(acc"));
+  EXPECT_THAT(kernel.body, HasSubstr("const long long row = row_live ? row_raw : kRows - 1;"));
+  EXPECT_THAT(kernel.body, HasSubstr("if (row_live) {"));
+  EXPECT_THAT(kernel.body, Not(HasSubstr("return;")));
+  // 64 rows a warp, 8 warps a block.
+  EXPECT_EQ(kernel.launch.block, 256u);
+  EXPECT_EQ(kernel.launch.grid, (22369621u + 511) / 512);
+}
+
+TEST(RowEmitterTest, PackedRowsReadVectorsThatDivideTheRow) {
+  const GeneratedKernel sum = RowKernel(SweepRowGraph(RowOp::kSum, DType::kF32, 33554432, 2));
+  EXPECT_THAT(sum.body, HasSubstr("constexpr int kV = 2;"));
+  EXPECT_THAT(sum.body, HasSubstr("constexpr int kThreads = 1;"));
+  EXPECT_THAT(sum.body, HasSubstr("constexpr bool kExact = true;"));
+  EXPECT_THAT(sum.body, HasSubstr("if (lane == 0 && row_live) {"));
+  EXPECT_EQ(sum.launch.grid, 33554432u / 1024);
+  // bf16 rows of 12: vectors of 4 (not 8, which would straddle rows) on 4 lanes.
+  const GeneratedKernel norm = RowKernel(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 100003, 12));
+  EXPECT_THAT(norm.body, HasSubstr("constexpr int kV = 4;"));
+  EXPECT_THAT(norm.body, HasSubstr("constexpr int kThreads = 4;"));
+  EXPECT_THAT(norm.body, HasSubstr("kiln_load_vec<unsigned short, kV>(in1 + (g - row_base))"));
+}
+
+// Every sweep op on short rows (packed, and a warp per row covering several
+// rows) compiles in every float type, at lengths on both sides of the
+// lane-group boundaries.
+TEST(RowEmitterTest, ShortRowKernelsOfEveryOpCompile) {
+  for (RowOp op : kRowOps) {
+    for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+      for (int64_t cols : {1, 3, 16, 33}) {
+        SCOPED_TRACE(absl::StrCat(RowOpName(op), " ", DTypeName(dtype), " ", cols));
+        EXPECT_THAT(RowKernelBody(SweepRowGraph(op, dtype, 100003, cols)), HasSubstr("kiln_group_"));
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
 #include "fusion/planner.h"
@@ -106,6 +107,80 @@ TEST(RowScheduleTest, BlockThreadsFollowTheRowsBytes) {
     EXPECT_EQ(row.threads, c.threads);
     EXPECT_EQ(row.values_per_thread, c.values_per_thread);
   }
+}
+
+// Short rows share a warp: a group of lanes per row (as many as the row has
+// vectors, rounded up to a power of two) with the warp's rows side by side,
+// and each group covering several rows in turn until a thread has 32 bytes
+// of loads in flight. The shapes are the sweep's short-row cliff on the H200.
+TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
+  struct Case {
+    RowOp op;
+    DType dtype;
+    int64_t rows, cols;
+    RowStrategy strategy;
+    int lanes, rows_per_group;
+    std::string text, reason;
+  };
+  const Case cases[] = {
+      {RowOp::kSoftmax, DType::kF32, 67108864, 1, RowStrategy::kPackedPersistent, 1, 8,
+       "persistent (rows packed in warps), 1 lane per row, 256 rows per warp",
+       "row of 1 f32 = 4 B fits 1 lane's registers: 32 rows side by side in a warp, each lane group covering 8 "
+       "rows in turn (32 bytes in flight a thread)"},
+      {RowOp::kSum, DType::kF32, 33554432, 2, RowStrategy::kPackedPersistent, 1, 4,
+       "persistent (rows packed in warps), 1 lane per row, 128 rows per warp",
+       "row of 2 f32 = 8 B fits 1 lane: 32 rows side by side in a warp, each lane group covering 4 rows in turn "
+       "(32 bytes in flight a thread), one pass"},
+      {RowOp::kSoftmax, DType::kF32, 22369621, 3, RowStrategy::kPackedPersistent, 4, 8,
+       "persistent (rows packed in warps), 4 lanes per row, 64 rows per warp",
+       "row of 3 f32 = 12 B fits 4 lanes' registers: 8 rows side by side in a warp, each lane group covering 8 "
+       "rows in turn (32 bytes in flight a thread)"},
+      {RowOp::kLogSumExp, DType::kF32, 2097152, 32, RowStrategy::kPackedPersistent, 8, 2,
+       "persistent (rows packed in warps), 8 lanes per row, 8 rows per warp",
+       "row of 32 f32 = 128 B fits 8 lanes' registers: 4 rows side by side in a warp, each lane group covering 2 "
+       "rows in turn (32 bytes in flight a thread)"},
+      {RowOp::kSum, DType::kBF16, 2033601, 33, RowStrategy::kWarpPersistent, 32, 8,
+       "persistent (warp per row), 8 rows per warp",
+       "row of 33 f32 = 132 B fits one warp: a warp per row, each warp covering 8 rows in turn (32 bytes in flight "
+       "a thread), one pass"},
+      {RowOp::kLayerNorm, DType::kF32, 2033601, 33, RowStrategy::kWarpPersistent, 32, 4,
+       "persistent (warp per row), 4 rows per warp",
+       "row of 33 f32 = 132 B fits one warp's registers: a warp per row, each warp covering 4 rows in turn (32 "
+       "bytes in flight a thread)"},
+      // A bf16 row of 16 is two vectors of 8: 2 lanes, 16 rows side by side.
+      {RowOp::kRmsNorm, DType::kBF16, 4194304, 16, RowStrategy::kPackedPersistent, 2, 2,
+       "persistent (rows packed in warps), 2 lanes per row, 32 rows per warp",
+       "row of 16 f32 = 64 B fits 2 lanes' registers: 16 rows side by side in a warp, each lane group covering 2 "
+       "rows in turn (32 bytes in flight a thread)"},
+      // Long rows keep a warp per row and their plan: 32 bytes a thread already.
+      {RowOp::kSoftmax, DType::kF32, 65536, 1024, RowStrategy::kWarpPersistent, 32, 1, "persistent (warp per row)",
+       "row of 1024 f32 = 4 KiB fits one warp's registers: a warp per row"},
+      {RowOp::kMax, DType::kBF16, 67108, 1000, RowStrategy::kWarpPersistent, 32, 1, "persistent (warp per row)",
+       "row of 1000 f32 = 4000 B fits one warp: a warp per row, one pass"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat(RowOpName(c.op), " ", c.rows, "x", c.cols));
+    const Plan plan = Fused(SweepRowGraph(c.op, c.dtype, c.rows, c.cols));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    const Kernel& k = plan.kernels[0];
+    const RowSchedule& row = k.row();
+    EXPECT_EQ(row.strategy, c.strategy);
+    EXPECT_EQ(row.lanes_per_row, c.lanes);
+    EXPECT_EQ(row.threads, c.lanes);
+    EXPECT_EQ(row.rows_per_group, c.rows_per_group);
+    EXPECT_EQ(k.Strategy(), c.text);
+    EXPECT_EQ(k.Reason(), c.reason);
+  }
+}
+
+// Expect fewer rows a group where more would leave SMs short of warps: 4096
+// rows of 3 fill 512 warps of 4-lane groups at one row a group, already below
+// the 8448 warps that fill 132 SMs.
+TEST(RowScheduleTest, FewShortRowsKeepOneRowAGroup) {
+  const Plan plan = Fused(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 4096, 3));
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].row().rows_per_group, 1);
+  EXPECT_EQ(plan.kernels[0].Strategy(), "persistent (rows packed in warps), 4 lanes per row, 8 rows per warp");
 }
 
 }  // namespace
