@@ -31,7 +31,11 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
   };
   for (int group : kGroups) {
     if (s.tier == MatmulTier::kFfma) {
-      for (int bm : {128, 256}) add({.block_m = bm, .block_n = 128, .block_k = 8, .stages = 2, .group_m = group});
+      for (int bm : {128, 256}) {
+        for (int stages : {2, 3, 4}) {
+          add({.block_m = bm, .block_n = 128, .block_k = 8, .stages = stages, .group_m = group});
+        }
+      }
     } else if (s.tier == MatmulTier::kWgmma) {
       // The tiles are the kernel's: Cᵀ's where tf32 swaps the operands.
       auto add_wgmma = [&](int bm, int bn, bool pingpong) {

@@ -112,12 +112,24 @@ absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, 
   return FitsSharedMemory(MmaSyncSharedBytes(c), limits, name);
 }
 
-int64_t FfmaSharedBytes(const MatmulConfig& c) { return int64_t{2} * c.block_k * (c.block_m + c.block_n) * 4; }
+// Two FFMA stages are loaded through registers and hold A transposed; more
+// are cp.async copies, with A's rows as stored, padded to 12 floats
+// (KilnFfmaMainloop in kiln_matmul.cuh).
+int64_t FfmaSharedBytes(const MatmulConfig& c) {
+  const int64_t a = c.stages == 2 ? c.block_k * c.block_m : c.block_m * 12;
+  return c.stages * (a + int64_t{c.block_k} * c.block_n) * 4;
+}
 
-absl::Status ValidateFfma(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+absl::Status ValidateFfma(const MatmulConfig& c, bool vector_copies, const DeviceLimits& limits,
+                          absl::string_view name) {
   if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
-  if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages != 2) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 stages"));
+  if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages < 2 || c.stages > 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages"));
+  }
+  if (c.stages > 2 && !vector_copies) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": FFMA stages beyond 2 are cp.async copies, which need K and N to be multiples of 4"));
   }
   if (absl::Status s = ValidateGroup(c, name); !s.ok()) return s;
   return FitsSharedMemory(FfmaSharedBytes(c), limits, name);
@@ -394,7 +406,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
   int resident = 1;
   switch (s.tier) {
     case MatmulTier::kFfma:
-      if (absl::Status st = ValidateFfma(config, limits, name); !st.ok()) return st;
+      if (absl::Status st = ValidateFfma(config, s.vector_copies, limits, name); !st.ok()) return st;
       s.config = config;
       s.threads = 256;
       s.shared_bytes = FfmaSharedBytes(config);

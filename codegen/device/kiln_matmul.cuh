@@ -232,20 +232,34 @@ struct KilnMmaMainloop {
 // CUDA cores for f32: exact fp32 products and sums, no tf32 rounding. 256
 // threads (16 x 16) own a kBM x 128 tile, kBM/16 x 8 outputs each, as 4x4
 // pieces 64 rows and columns apart, so a quarter-warp's shared reads are one
-// broadcast 16-byte vector of A and eight consecutive ones of B. Shared
+// broadcast vector of A and eight consecutive 16-byte ones of B. Shared
 // memory serves one 128-byte wavefront per clock and each 16-byte read costs
 // one per quarter-warp, so 16x8 outputs a thread (kBM = 256) keep it busy
 // 75% of the FFMA time where 8x8 (kBM = 128) needs all of it. K advances 8
-// at a time, the next slice loaded into registers while the current one is
-// multiplied. kVec: rows of A and B are 16-byte aligned.
-template <long long kM, long long kN, long long kK, bool kVec, int kTileM>
+// at a time through kStages shared-memory stages:
+//   2: the next slice is loaded into registers while the current one is
+//      multiplied, and stored transposed ([k][row]) so A reads are vectors
+//      along rows; any alignment.
+//   3 or 4 (kVec only): cp.async copies slices kStages - 1 ahead straight
+//      into shared memory, A as stored ([row][k], rows padded to 12 floats so
+//      the two row groups a warp reads fall in different banks), and A is
+//      read as vectors along K. ptxas sinks the 2-stage loads next to their
+//      stores to fit 128 registers, which exposes their latency; the copies
+//      hold no registers.
+// kVec: rows of A and B are 16-byte aligned.
+template <long long kM, long long kN, long long kK, bool kVec, int kTileM, int kStages>
 struct KilnFfmaMainloop {
   static constexpr int kBM = kTileM, kBN = 128, kBK = 8, kThreads = 256;
   static constexpr int kTM = kBM / 16;          // rows per thread: 8 or 16
   static constexpr int kLoadsA = kBM * 2 / kThreads;  // 16-byte loads of A per thread and slice
-  static constexpr int kSharedBytes = 2 * kBK * (kBM + kBN) * 4;
+  static constexpr bool kAsync = kStages > 2;
+  static constexpr int kRowA = 12;              // floats per padded row of an A stage (kAsync)
+  static constexpr int kStageFloatsA = kAsync ? kBM * kRowA : kBK * kBM;
+  static constexpr int kStageFloatsB = kBK * kBN;
+  static constexpr int kSharedBytes = kStages * (kStageFloatsA + kStageFloatsB) * 4;
   static constexpr int kKTiles = static_cast<int>((kK + kBK - 1) / kBK);
   static_assert(kBM == 128 || kBM == 256, "the FFMA tile is 128 or 256 rows tall");
+  static_assert(kStages == 2 || (kVec && kStages <= 4), "cp.async stages need 16-byte aligned rows");
 
   float acc[kTM][8];
   float a_next[kLoadsA][4];  // A[row0 + (tid + i*256)/2][k0 + ((tid + i*256)%2)*4 + e]
@@ -291,14 +305,10 @@ struct KilnFfmaMainloop {
         make_float4(b_next[0], b_next[1], b_next[2], b_next[3]);
   }
 
-  __device__ __forceinline__ void run(const float* a, const float* b, int row0, int col0, unsigned char* shared) {
-    float* as = reinterpret_cast<float*>(shared);  // [2][kBK][kBM]
-    float* bs = as + 2 * kBK * kBM;                 // [2][kBK][kBN]
+  // Two stages through registers: A stages are [kBK][kBM], B's [kBK][kBN].
+  __device__ __forceinline__ void run_registers(const float* a, const float* b, int row0, int col0, float* as,
+                                                float* bs) {
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-#pragma unroll
-    for (int i = 0; i < kTM; ++i)
-#pragma unroll
-      for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
     load_global(a, b, row0, col0, 0);
     store_shared(as, bs);
     __syncthreads();
@@ -325,6 +335,96 @@ struct KilnFfmaMainloop {
       // thread finished before the barrier that ended it.
       if (kt + 1 < kKTiles) store_shared(as + (buffer ^ 1) * kBK * kBM, bs + (buffer ^ 1) * kBK * kBN);
       __syncthreads();
+    }
+  }
+
+  // cp.async: slice `kt`'s A and B chunks into stage `stage`; chunks past
+  // the matrix read nothing and fill zeros.
+  __device__ __forceinline__ void copy_async(const float* a, const float* b, int row0, int col0, int kt,
+                                             int stage, float* as, float* bs) const {
+    const int tid = threadIdx.x;
+    const long long k0 = static_cast<long long>(kt) * kBK;
+#pragma unroll
+    for (int i = 0; i < kLoadsA; ++i) {
+      const int c = tid + i * kThreads;
+      const long long row = row0 + c / 2, k = k0 + (c % 2) * 4;
+      const bool valid = row < kM && k < kK;
+      kiln_cp_async16(kiln_shared_address(as + stage * kStageFloatsA + (c / 2) * kRowA + (c % 2) * 4),
+                      a + (valid ? row * kK + k : 0), valid);
+    }
+    const long long k = k0 + tid / 32, col = col0 + (tid % 32) * 4;
+    const bool valid = k < kK && col < kN;
+    kiln_cp_async16(kiln_shared_address(bs + stage * kStageFloatsB + (tid / 32) * kBN + (tid % 32) * 4),
+                    b + (valid ? k * kN + col : 0), valid);
+  }
+
+  // acc += the slice in stage `stage`, A stored [row][k] (kAsync). A is read
+  // kAK values of K at a time: 16-byte vectors for 8 rows a thread, 8-byte
+  // ones for 16, which keeps the vectors held to 32 registers.
+  __device__ __forceinline__ void multiply_async(const float* as, const float* bs, int stage) {
+    constexpr int kAK = kTM == 8 ? 4 : 2;
+    const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    const float* at = as + stage * kStageFloatsA;
+    const float* bt = bs + stage * kStageFloatsB;
+#pragma unroll
+    for (int kq = 0; kq < kBK / kAK; ++kq) {
+      float av[kTM][kAK];
+#pragma unroll
+      for (int i = 0; i < kTM; ++i) {
+        const float* row = at + ((i / 4) * 64 + ty * 4 + i % 4) * kRowA + kq * kAK;
+        if constexpr (kAK == 4) {
+          *reinterpret_cast<float4*>(av[i]) = *reinterpret_cast<const float4*>(row);
+        } else {
+          *reinterpret_cast<float2*>(av[i]) = *reinterpret_cast<const float2*>(row);
+        }
+      }
+#pragma unroll
+      for (int kk = 0; kk < kAK; ++kk) {
+        const int k = kq * kAK + kk;
+        float bv[8];
+        *reinterpret_cast<float4*>(bv) = *reinterpret_cast<const float4*>(bt + k * kBN + tx * 4);
+        *reinterpret_cast<float4*>(bv + 4) = *reinterpret_cast<const float4*>(bt + k * kBN + 64 + tx * 4);
+#pragma unroll
+        for (int i = 0; i < kTM; ++i)
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(av[i][kk], bv[j], acc[i][j]);
+      }
+    }
+  }
+
+  // The cp.async ring: slices kStages - 1 ahead are in flight. The barrier
+  // at the top of slice kt makes its copies visible to every thread and
+  // ensures all have finished slice kt - 1, whose stage the copy issued next
+  // overwrites. Every iteration commits a group, empty past the last slice,
+  // so the wait counts stay uniform.
+  __device__ __forceinline__ void run_async(const float* a, const float* b, int row0, int col0, float* as,
+                                            float* bs) {
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < kKTiles) copy_async(a, b, row0, col0, s, s, as, bs);
+      kiln_cp_async_commit();
+    }
+    for (int kt = 0; kt < kKTiles; ++kt) {
+      kiln_cp_async_wait<kStages - 2>();
+      __syncthreads();
+      const int next = kt + kStages - 1;
+      if (next < kKTiles) copy_async(a, b, row0, col0, next, next % kStages, as, bs);
+      kiln_cp_async_commit();
+      multiply_async(as, bs, kt % kStages);
+    }
+  }
+
+  __device__ __forceinline__ void run(const float* a, const float* b, int row0, int col0, unsigned char* shared) {
+    float* as = reinterpret_cast<float*>(shared);  // [kStages][kStageFloatsA]
+    float* bs = as + kStages * kStageFloatsA;       // [kStages][kBK][kBN]
+#pragma unroll
+    for (int i = 0; i < kTM; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+    if constexpr (kAsync) {
+      run_async(a, b, row0, col0, as, bs);
+    } else {
+      run_registers(a, b, row0, col0, as, bs);
     }
   }
 

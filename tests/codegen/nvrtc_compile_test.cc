@@ -218,17 +218,21 @@ TEST(NvrtcCompileTest, EveryMatmulCandidateCompiles) {
          ampere.compute_capability = 80;
          return ampere;
        }()}) {
-    const Graph graph = *MatmulRelu(DType::kBF16, 512, 512, 256);
-    const Plan plan = *PlanFusion(graph, limits);
-    const std::vector<MatmulConfig> candidates = MatmulCandidates(plan.kernels[0].matmul(), limits);
-    EXPECT_GE(candidates.size(), 6u);
-    for (const MatmulConfig& config : candidates) {
-      SCOPED_TRACE(config.ToString());
-      Plan tuned = plan;
-      ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", limits, tuned.kernels[0].matmul()).ok());
-      absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], limits);
-      ASSERT_TRUE(generated.ok()) << generated.status();
-      ExpectCompilesCleanly(*generated, "candidate", limits.Arch());
+    // bf16 on tensor cores; f32 on FFMA, both of its stage kinds.
+    for (DType dtype : {DType::kBF16, DType::kF32}) {
+      SCOPED_TRACE(DTypeName(dtype));
+      const Graph graph = *MatmulRelu(dtype, 512, 512, 256);
+      const Plan plan = *PlanFusion(graph, limits);
+      const std::vector<MatmulConfig> candidates = MatmulCandidates(plan.kernels[0].matmul(), limits);
+      EXPECT_GE(candidates.size(), 6u);
+      for (const MatmulConfig& config : candidates) {
+        SCOPED_TRACE(config.ToString());
+        Plan tuned = plan;
+        ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", limits, tuned.kernels[0].matmul()).ok());
+        absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], limits);
+        ASSERT_TRUE(generated.ok()) << generated.status();
+        ExpectCompilesCleanly(*generated, "candidate", limits.Arch());
+      }
     }
   }
 }

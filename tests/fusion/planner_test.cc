@@ -437,10 +437,18 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   Plan f32 = *PlanFusion(*MatmulRelu(DType::kF32, 256, 256, 256), DeviceLimits{});
   ExpectInvalid(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32),
                 "--matmul-tile=256x128x64:3:16 cannot run kernel f0_matmul (FFMA): matmul tile 256x128x64 with 3 "
-                "stages: FFMA tiles are 128x128x8 or 256x128x8 with 2 stages");
+                "stages: FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages");
   const MatmulConfig tall{.block_m = 256, .block_n = 128, .block_k = 8, .stages = 2, .group_m = 8};
   ASSERT_TRUE(OverrideMatmulConfigs(tall, "--matmul-tile", DeviceLimits{}, f32).ok());
   EXPECT_EQ(f32.kernels[0].Strategy(), "FFMA, 256x128x8 tiles, 2 stages, --matmul-tile");
+  // Deeper FFMA rings are cp.async copies: 16-byte aligned rows only.
+  const MatmulConfig copied{.block_m = 128, .block_n = 128, .block_k = 8, .stages = 4, .group_m = 8};
+  ASSERT_TRUE(OverrideMatmulConfigs(copied, "--matmul-tile", DeviceLimits{}, f32).ok());
+  EXPECT_EQ(f32.kernels[0].matmul().shared_bytes, 4 * (128 * 12 + 8 * 128) * 4);
+  Plan odd = *PlanFusion(*MatmulRelu(DType::kF32, 256, 255, 256), DeviceLimits{});
+  ExpectInvalid(OverrideMatmulConfigs(copied, "--matmul-tile", DeviceLimits{}, odd),
+                "--matmul-tile=128x128x8:4:8 cannot run kernel f0_matmul (FFMA): matmul tile 128x128x8 with 4 "
+                "stages: FFMA stages beyond 2 are cp.async copies, which need K and N to be multiples of 4");
 }
 
 TEST(PlannerTest, DiamondIsOneKernel) {

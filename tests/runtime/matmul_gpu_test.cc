@@ -35,6 +35,10 @@ TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
       {"bf16 partial tiles", *MatmulRelu(DType::kBF16, 200, 328, 72)},
       {"f16 partial tiles, two outputs", BatchedMatmulWithEpilogue(DType::kF16, 1, 300, 264, 136)},
       {"bf16 element copies (mma.sync)", *MatmulRelu(DType::kBF16, 100, 60, 20)},
+      // FFMA: cp.async rings over a K that ends in half a slice, and batches.
+      {"f32 partial tiles (FFMA)", *MatmulRelu(DType::kF32, 200, 328, 76)},
+      {"f32 batches, two outputs (FFMA)", BatchedMatmulWithEpilogue(DType::kF32, 2, 130, 136, 84)},
+      {"f32 unaligned rows (FFMA, registers)", *MatmulRelu(DType::kF32, 70, 131, 45)},
   };
   const DeviceLimits limits = DeviceLimitsOf(device().info());
   for (const auto& [name, graph] : graphs) {
