@@ -207,8 +207,8 @@ struct KilnTileLayout {
 };
 
 // Loads `held` rows of `cols` columns from the input into `tile`, a thread's
-// loads all issued before the first is stored (four at a time when rows
-// straddle), so they are in flight together.
+// loads (of one item when rows straddle) all issued before the first is
+// stored, so they are in flight together.
 template <typename B, typename Shape>
 __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long long in_at, int held, int cols,
                                                B* tile) {
