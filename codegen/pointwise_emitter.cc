@@ -35,6 +35,21 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   }
   for (NodeId output : kernel.outputs) narrowest = std::min(narrowest, DTypeSize(graph.node(output).dtype));
   const int vec = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
+  // A broadcast input read at stride 1 along the last dim (a row [cols]
+  // under [rows, cols]) gives a vector kV contiguous elements, one whose
+  // last dim is broadcast (a column [rows, 1]) one element: loaded once per
+  // vector with the streamed ones rather than once per element (16 scalar
+  // loads a vector for a row and a column put 4-input bf16 pointwise at
+  // 0.82 of copy). Needs every vector inside one row of the last dim.
+  std::vector<NodeId> row_inputs, splat_inputs;
+  for (NodeId input : kernel.inputs) {
+    const Node& node = graph.node(input);
+    if (node.shape == shape || IsComputedSource(node) || shape.empty() || shape.back() % vec != 0) continue;
+    const int64_t last_stride = BroadcastStrides(node.shape, shape).back();
+    if (last_stride == 1) row_inputs.push_back(input);
+    if (last_stride == 0) splat_inputs.push_back(input);
+  }
+  const std::string vector_start = "(v * kV)";
 
   // Element code shared by the vector body and the scalar tail: `mode` picks
   // how streamed inputs are read.
@@ -45,6 +60,14 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
                                      ? absl::StrCat("x_", signature.InputName(input), "[u].v[j]")
                                      : absl::StrCat(signature.InputName(input), "[i]");
       known[input] = LoadConversion(graph.node(input).dtype, stored);
+    }
+    if (vector_body) {
+      for (NodeId input : row_inputs) {
+        known[input] = LoadConversion(graph.node(input).dtype, absl::StrCat("x_", signature.InputName(input), "[u].v[j]"));
+      }
+      for (NodeId input : splat_inputs) {
+        known[input] = LoadConversion(graph.node(input).dtype, absl::StrCat("s_", signature.InputName(input), "[u]"));
+      }
     }
     ElementProgram program(graph, kernel.nodes, [&](NodeId operand, NodeId) {
       const Node& node = graph.node(operand);
@@ -72,38 +95,75 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
                   // read by the warp in consecutive 16-byte pieces: the access
                   // pattern that reaches the copy rate on Hopper (a persistent
                   // grid-stride loop measured 8% slower on the H200).
-                  "  const long long stride = blockDim.x;\n",
-                  "  const long long first = static_cast<long long>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x;\n",
-                  "  {\n    const long long v0 = first;\n");
-  for (NodeId input : streamed) {
-    const std::string name = signature.InputName(input);
-    const std::string type = StorageType(graph.node(input).dtype);
-    absl::StrAppend(&body, "    KilnVec<", type, ", kV> x_", name, "[kUnroll];\n");
-  }
-  // All loads first, so kUnroll vectors per input are in flight at once.
-  absl::StrAppend(&body, "#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
-                  "      const long long v = v0 + u * stride;\n      if (v < kVectors) {\n");
-  for (NodeId input : streamed) {
-    const std::string name = signature.InputName(input);
-    absl::StrAppend(&body, "        x_", name, "[u] = kiln_load_vec<", StorageType(graph.node(input).dtype),
-                    ", kV>(", name, " + v * kV);\n");
-  }
-  absl::StrAppend(&body, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
-                  "      const long long v = v0 + u * stride;\n      if (v >= kVectors) continue;\n");
-  for (NodeId output : kernel.outputs) {
-    absl::StrAppend(&body, "      KilnVec<", StorageType(graph.node(output).dtype), ", kV> y_",
-                    signature.OutputName(output), ";\n");
-  }
-  absl::StrAppend(&body, "#pragma unroll\n      for (int j = 0; j < kV; ++j) {\n",
-                  "        const long long i = v * kV + j;\n        (void)i;\n");
-  if (absl::Status s = element(true, body, "        "); !s.ok()) return s;
-  absl::StrAppend(&body, "      }\n");
-  for (NodeId output : kernel.outputs) {
-    const std::string name = signature.OutputName(output);
-    absl::StrAppend(&body, "      kiln_store_vec<", StorageType(graph.node(output).dtype), ", kV>(", name,
-                    " + v * kV, y_", name, ");\n");
-  }
-  absl::StrAppend(&body, "    }\n  }\n",
+                  // The block size is a constant (the launch's), so the
+                  // kUnroll vectors of a stream are one address and
+                  // immediate offsets, not kUnroll 64-bit addresses in
+                  // registers (119 registers for 4-input bf16, 2 blocks an SM).
+                  "  constexpr long long stride = ", kThreads, ";\n",
+                  "  const long long first = static_cast<long long>(blockIdx.x) * stride * kUnroll + threadIdx.x;\n",
+                  "  const long long v0 = first;\n");
+  // One tile: every load, then every element and store. A whole tile (all
+  // but the last block's) has no bounds checks: with them, the compiler
+  // fused each vector's load and conversion under one branch, so a thread
+  // waited for each vector before it issued the next one's loads.
+  auto emit_tile = [&](bool whole, std::string& code) -> absl::Status {
+    const std::string check = whole ? "" : "      if (v >= kVectors) continue;\n";
+    for (NodeId input : streamed) {
+      const std::string name = signature.InputName(input);
+      const std::string type = StorageType(graph.node(input).dtype);
+      absl::StrAppend(&code, "    KilnVec<", type, ", kV> x_", name, "[kUnroll];\n");
+    }
+    for (NodeId input : row_inputs) {
+      absl::StrAppend(&code, "    KilnVec<", StorageType(graph.node(input).dtype), ", kV> x_", signature.InputName(input),
+                      "[kUnroll];\n");
+    }
+    for (NodeId input : splat_inputs) {
+      absl::StrAppend(&code, "    ", StorageType(graph.node(input).dtype), " s_", signature.InputName(input),
+                      "[kUnroll];\n");
+    }
+    // All loads first, so kUnroll vectors per input are in flight at once.
+    absl::StrAppend(&code, "#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
+                    "      const long long v = v0 + u * stride;\n", check);
+    for (NodeId input : streamed) {
+      const std::string name = signature.InputName(input);
+      absl::StrAppend(&code, "        x_", name, "[u] = kiln_load_vec<", StorageType(graph.node(input).dtype),
+                      ", kV>(", name, " + v * kV);\n");
+    }
+    for (NodeId input : row_inputs) {
+      const Node& node = graph.node(input);
+      const std::string name = signature.InputName(input);
+      absl::StrAppend(&code, "        x_", name, "[u] = kiln_load_vec<", StorageType(node.dtype), ", kV>(", name, " + ",
+                      BroadcastIndex(node.shape, shape, vector_start), ");\n");
+    }
+    for (NodeId input : splat_inputs) {
+      const Node& node = graph.node(input);
+      const std::string name = signature.InputName(input);
+      absl::StrAppend(&code, "        s_", name, "[u] = ", name, "[", BroadcastIndex(node.shape, shape, vector_start),
+                      "];\n");
+    }
+    absl::StrAppend(&code, "    }\n#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
+                    "      const long long v = v0 + u * stride;\n", check);
+    for (NodeId output : kernel.outputs) {
+      absl::StrAppend(&code, "      KilnVec<", StorageType(graph.node(output).dtype), ", kV> y_",
+                      signature.OutputName(output), ";\n");
+    }
+    absl::StrAppend(&code, "#pragma unroll\n      for (int j = 0; j < kV; ++j) {\n",
+                    "        const long long i = v * kV + j;\n        (void)i;\n");
+    if (absl::Status s = element(true, code, "        "); !s.ok()) return s;
+    absl::StrAppend(&code, "      }\n");
+    for (NodeId output : kernel.outputs) {
+      const std::string name = signature.OutputName(output);
+      absl::StrAppend(&code, "      kiln_store_vec<", StorageType(graph.node(output).dtype), ", kV>(", name,
+                      " + v * kV, y_", name, ");\n");
+    }
+    absl::StrAppend(&code, "    }\n");
+    return absl::OkStatus();
+  };
+  absl::StrAppend(&body, "  if ((static_cast<long long>(blockIdx.x) + 1) * stride * kUnroll <= kVectors) {\n");
+  if (absl::Status s = emit_tile(true, body); !s.ok()) return s;
+  absl::StrAppend(&body, "  } else {\n");
+  if (absl::Status s = emit_tile(false, body); !s.ok()) return s;
+  absl::StrAppend(&body, "  }\n",
                   "  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;\n",
                   "  for (long long i = kVectors * kV + thread; i < kN; i += static_cast<long long>(gridDim.x) * blockDim.x) {\n");
   if (absl::Status s = element(false, body, "    "); !s.ok()) return s;

@@ -200,6 +200,19 @@ absl::string_view TileRowsName(TileRows rows) {
   return "?";
 }
 
+// Whether every batch of a tiled transpose starts on a vector boundary in
+// both tensors: each batch dim's stride is a multiple of kV in each.
+bool AlignedBatches(const TransposeSchedule& s) {
+  const int64_t rank = static_cast<int64_t>(s.dims.size());
+  const std::vector<int64_t> in_strides = RowMajorStrides(s.dims);
+  const std::vector<int64_t> out_strides = OutputStridesByInputDim(s);
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    if (d == s.perm.back()) continue;
+    if (in_strides[d] % s.vector_elements != 0 || out_strides[d] % s.vector_elements != 0) return false;
+  }
+  return true;
+}
+
 // The constants kiln_transpose_tile takes, as a struct at namespace scope
 // (a local class cannot hold static members).
 std::string TileShape(const TransposeSchedule& s, absl::string_view name) {
@@ -212,7 +225,8 @@ std::string TileShape(const TransposeSchedule& s, absl::string_view name) {
       s.dims[s.perm.back()], "LL;\n  static constexpr long long kCols = ", s.dims.back(),
       "LL;\n  static constexpr long long kInRowStride = ", RowMajorStrides(s.dims)[s.perm.back()],
       "LL;\n  static constexpr long long kOutColStride = ", OutputStridesByInputDim(s)[rank - 1],
-      "LL;\n  static constexpr long long kN = ", NumElements(s.dims), "LL;\n};\n");
+      "LL;\n  static constexpr long long kN = ", NumElements(s.dims),
+      "LL;\n  static constexpr bool kAlignedBatches = ", AlignedBatches(s) ? "true" : "false", ";\n};\n");
 }
 
 // A thread per output element: its flat index in the operand, then the

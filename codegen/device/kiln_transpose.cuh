@@ -33,7 +33,9 @@
 // Shape holds kThreads (the block), kTileR, kTileC (powers of two, at least
 // kV), kV, kReads and kWrites (KilnTileRows), kRows and kCols (the dims the
 // tile's rows and columns run along), kInRowStride and kOutColStride
-// (elements) and kN (the input's elements).
+// (elements), kN (the input's elements) and kAlignedBatches (every batch
+// starts on a vector boundary in both tensors, as in 2-D, so the leads of
+// a tile's rows are constants).
 enum KilnTileRows { KILN_ROWS_ALIGNED, KILN_ROWS_STRADDLING, KILN_ROWS_CONTIGUOUS };
 
 // A transpose moves bits, never values: every element travels as the
@@ -128,6 +130,32 @@ __device__ __forceinline__ KilnChunk kiln_micro_column(const KilnChunk (&a)[16 /
   return b;
 }
 
+// Column i of rows first..first + kV - 1 of the 2 kV rows a then b (a[j]
+// is row j, b[j] row kV + j), as one vector: each word is one byte permute
+// of two row words (three for 1-byte elements). `first` must be a constant
+// after unrolling, or the rows are picked from registers at run time.
+template <int kBytes>
+__device__ __forceinline__ KilnChunk kiln_sheared_column(const KilnChunk (&a)[16 / kBytes],
+                                                        const KilnChunk (&b)[16 / kBytes], int i, int first) {
+  constexpr int kV = 16 / kBytes;
+  const auto word = [&](int row) { return row < kV ? a[row].w[i * kBytes / 4] : b[row - kV].w[i * kBytes / 4]; };
+  KilnChunk out;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    if constexpr (kBytes == 4) {
+      out.w[q] = word(first + q);
+    } else if constexpr (kBytes == 2) {
+      out.w[q] = __byte_perm(word(first + 2 * q), word(first + 2 * q + 1), (i & 1) ? 0x7632 : 0x5410);
+    } else {
+      const unsigned select = (i & 3) | ((4 + (i & 3)) << 4);
+      const unsigned low = __byte_perm(word(first + 4 * q), word(first + 4 * q + 1), select);
+      const unsigned high = __byte_perm(word(first + 4 * q + 2), word(first + 4 * q + 3), select);
+      out.w[q] = __byte_perm(low, high, 0x5410);
+    }
+  }
+  return out;
+}
+
 // The element-wise ends of kiln_load_span and kiln_store_span, out of line:
 // a tensor's or a row's ends are rare, and inlined at every vector of a
 // tile they made a 16-bit kernel's code four times larger and its ptxas
@@ -160,6 +188,8 @@ __device__ __forceinline__ void kiln_chunk_store_clipped(B* __restrict__ out, lo
   }
 }
 
+__host__ __device__ constexpr int kiln_power_of_two_at_least(int n) { return n <= 1 ? 1 : 2 * kiln_power_of_two_at_least((n + 1) / 2); }
+
 template <typename Shape>
 struct KilnTileLayout {
   static constexpr int kV = Shape::kV;
@@ -177,8 +207,8 @@ struct KilnTileLayout {
 };
 
 // Loads `held` rows of `cols` columns from the input into `tile`, a thread's
-// loads all issued before the first is stored (four at a time when rows
-// straddle), so they are in flight together.
+// loads (of one item when rows straddle) all issued before the first is
+// stored, so they are in flight together.
 template <typename B, typename Shape>
 __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long long in_at, int held, int cols,
                                                B* tile) {
@@ -204,37 +234,44 @@ __device__ __forceinline__ void kiln_tile_load(const B* __restrict__ in, long lo
       if (i < kVectors && r < held && k * kV < cols) kiln_chunk_store_shared(tile + L::chunk(r, k), x[u]);
     }
   } else if constexpr (Shape::kReads == KILN_ROWS_STRADDLING) {
-    // Chunk k of row r is the 16 bytes from the row's lead on of the aligned
-    // vectors k and k + 1 covering the row: two vector loads (the second
-    // mostly an L1 hit, the next thread's first) and a funnel shift, where
-    // kV scalar shared stores per vector were issue-bound. Four chunks'
-    // loads are in flight at a time: all of a 16-bit tile's at once took 166
-    // registers (three blocks an SM), four take 96.
-    constexpr int kVectors = L::kHeldRows * L::kChunks;
-    constexpr int kSteps = (kVectors + Shape::kThreads - 1) / Shape::kThreads;
-    constexpr int kBatch = 4;
+    // Item (g, k) moves chunk k of the kV rows from g * kV on. Row g * kV + j
+    // starts lead_j elements past a vector boundary, lead_j = (lead of row 0
+    // + j * kInRowStride) mod kV, the same for every g: with batches on
+    // vector boundaries (always in 2-D) it is a constant, and the funnel
+    // shift of the two aligned vectors covering the chunk folds to a few
+    // byte permutes (or none). The second vector is not loaded where lead_j
+    // is 0. A thread's 2 kV loads are all in flight before the first store.
+    constexpr int kGroups = L::kHeldRows / kV;
+    constexpr int kItems = kGroups * L::kChunks;
+    constexpr int kSteps = (kItems + Shape::kThreads - 1) / Shape::kThreads;
+    constexpr int kStride = static_cast<int>(Shape::kInRowStride % kV);
+    const int lead0 = Shape::kAlignedBatches ? 0 : static_cast<int>(in_at & (kV - 1));
 #pragma unroll
-    for (int b = 0; b < kSteps; b += kBatch) {
-      KilnChunk lo[kBatch], hi[kBatch];
+    for (int u = 0; u < kSteps; ++u) {
+      const int item = threadIdx.x + u * Shape::kThreads;
+      const int g = item / L::kChunks, k = item % L::kChunks;
+      if (item >= kItems || k * kV >= cols) continue;
+      const long long group = in_at + static_cast<long long>(g) * kV * Shape::kInRowStride + k * kV;
+      KilnChunk lo[kV], hi[kV];
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int i = threadIdx.x + (b + u) * Shape::kThreads;
-        const int r = i / L::kChunks, k = i % L::kChunks;
-        if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
-          const long long row = in_at + r * Shape::kInRowStride;
-          const long long at = row - (row & (kV - 1)) + k * kV;
-          lo[u] = kiln_chunk_load_clipped<B, kV>(in, at, Shape::kN);
-          hi[u] = kiln_chunk_load_clipped<B, kV>(in, at + kV, Shape::kN);
+      for (int j = 0; j < kV; ++j) {
+        const int lead = (lead0 + j * kStride) & (kV - 1);
+        const long long at = group + j * Shape::kInRowStride - lead;
+        if (g * kV + j >= held) continue;
+        if (at + 2 * kV <= Shape::kN) {
+          lo[j] = kiln_chunk_load(in + at);
+          if (lead > 0) hi[j] = kiln_chunk_load(in + at + kV);
+        } else {
+          lo[j] = kiln_chunk_load_clipped<B, kV>(in, at, Shape::kN);
+          hi[j] = kiln_chunk_load_clipped<B, kV>(in, at + kV, Shape::kN);
         }
       }
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) {
-        const int i = threadIdx.x + (b + u) * Shape::kThreads;
-        const int r = i / L::kChunks, k = i % L::kChunks;
-        if (b + u < kSteps && i < kVectors && r < held && k * kV < cols) {
-          const int lead = static_cast<int>((in_at + r * Shape::kInRowStride) & (kV - 1));
-          kiln_chunk_store_shared(tile + L::chunk(r, k), kiln_chunk_funnel(lo[u], hi[u], lead * kBytes));
-        }
+      for (int j = 0; j < kV; ++j) {
+        const int lead = (lead0 + j * kStride) & (kV - 1);
+        if (g * kV + j >= held) continue;
+        kiln_chunk_store_shared(tile + L::chunk(g * kV + j, k),
+                                lead > 0 ? kiln_chunk_funnel(lo[j], hi[j], lead * kBytes) : lo[j]);
       }
     }
   } else {
@@ -299,18 +336,28 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
     }
   } else if constexpr (Shape::kWrites == KILN_ROWS_STRADDLING) {
     // Item (p, mc) writes, for each column c of chunk column mc, the aligned
-    // vector starting at tile row first + (p - 1) * kV (first: the column's
-    // first boundary, p from 1 to kMicroRows): micro-tiles p - 1 and p read
-    // as chunks, the column of each taken in registers and the pair funnel
-    // shifted by first. Item p = 1 of a row's first tile also writes the
-    // vector straddling the row's start.
-    constexpr int kMicro = kMicroRows * L::kChunks;
+    // vector starting at tile row first_c + (p - 1) * kV (first_c: the
+    // column's first boundary, p from 1 to kMicroRows), the column's kV
+    // elements from there in micro-tiles p - 1 and p, read as chunks. Item
+    // p = 1 of a row's first tile also writes the vector straddling the
+    // row's start. first_c = (first of column 0 - c * kOutColStride) mod kV
+    // is a constant for each c of a chunk column when batches lie on vector
+    // boundaries: each word of the vector is then one byte permute of two
+    // chunk words (kiln_sheared_column), else the columns of both
+    // micro-tiles are funnel-shifted by first_c. Consecutive threads take
+    // consecutive p (kSlots of them a chunk column, so each quarter-warp's
+    // shared loads stay in distinct banks).
+    constexpr int kSlots = kiln_power_of_two_at_least(kMicroRows);
+    constexpr int kMicro = kSlots * L::kChunks;
     constexpr int kSteps = (kMicro + Shape::kThreads - 1) / Shape::kThreads;
+    constexpr int kStride = static_cast<int>(Shape::kOutColStride % kV);
+    const int first0 = Shape::kAlignedBatches ? 0 : static_cast<int>(-out_at & (kV - 1));
+    const int rows = static_cast<int>(rows_left < L::kHeldRows ? rows_left : L::kHeldRows);
 #pragma unroll
     for (int u = 0; u < kSteps; ++u) {
       const int m = threadIdx.x + u * Shape::kThreads;
-      const int p = m % kMicroRows + 1, mc = m / kMicroRows;
-      if (m >= kMicro || mc * kV >= cols || (p - 1) * kV >= rows_left) continue;
+      const int p = m % kSlots + 1, mc = m / kSlots;
+      if (m >= kMicro || p > kMicroRows || mc * kV >= cols || (p - 1) * kV >= rows) continue;
       KilnChunk above[kV], below[kV];
 #pragma unroll
       for (int j = 0; j < kV; ++j) {
@@ -322,17 +369,24 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
         const int c = mc * kV + i;
         if (c >= cols) continue;
         const long long base = out_at + c * Shape::kOutColStride;  // tile row 0 of output row c
-        const long long begin = base - r0, end = base + rows_left;  // output row c
-        const int first = static_cast<int>(-base & (kV - 1));
-        const KilnChunk upper = kiln_micro_column<kBytes>(above, i);
+        const int first = (first0 - i * kStride) & (kV - 1);
         const int r = first + (p - 1) * kV;
-        if (r < rows_left) {
-          const KilnChunk lower = kiln_micro_column<kBytes>(below, i);
-          kiln_chunk_store_clipped<B, kV>(out, base + r, begin, end, kiln_chunk_funnel(upper, lower, first * kBytes));
+        KilnChunk vector;
+        if constexpr (Shape::kAlignedBatches) {
+          vector = kiln_sheared_column<kBytes>(above, below, i, first);
+        } else {
+          vector = kiln_chunk_funnel(kiln_micro_column<kBytes>(above, i), kiln_micro_column<kBytes>(below, i),
+                                     first * kBytes);
+        }
+        if (r + kV <= rows) {
+          kiln_chunk_store_global(out + base + r, vector);
+        } else if (r < rows) {
+          kiln_store_span_edge<B, kV>(out, base + r, base - r0, base + rows_left, vector);
         }
         if (p == 1 && r0 == 0 && first > 0) {
-          kiln_chunk_store_clipped<B, kV>(out, base + first - kV, begin, end,
-                                          kiln_chunk_funnel(KilnChunk{}, upper, first * kBytes));
+          kiln_chunk_store_clipped<B, kV>(
+              out, base + first - kV, base, base + rows_left,
+              kiln_chunk_funnel(KilnChunk{}, kiln_micro_column<kBytes>(above, i), first * kBytes));
         }
       }
     }

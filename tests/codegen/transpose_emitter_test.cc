@@ -109,6 +109,20 @@ TEST(TransposeEmitterTest, ABlockPerTileOrChunk) {
   EXPECT_EQ(EmitOnly(TransposeGraph(DType::kF32, {3, 1, 5}, {0, 1, 2})).launch.grid, 1u);
 }
 
+// Where every batch starts on a vector boundary in both tensors the leads
+// of a tile's rows are constants of the kernel; elsewhere each tile computes
+// them. Straddling writes over several row tiles take 120 rows a tile.
+TEST(TransposeEmitterTest, BatchesOnVectorBoundariesMakeTheLeadsConstants) {
+  const GeneratedKernel two = EmitOnly(TransposeGraph(DType::kBF16, {4093, 8191}, {1, 0}));
+  EXPECT_THAT(two.body, HasSubstr("static constexpr bool kAlignedBatches = true;"));
+  EXPECT_THAT(two.body, HasSubstr("static constexpr int kTileR = 120;"));
+  EXPECT_EQ(two.launch.grid, 35u * 128u);
+  EXPECT_THAT(EmitOnly(TransposeGraph(DType::kBF16, {4, 1024, 1022}, {0, 2, 1})).body,
+              HasSubstr("static constexpr bool kAlignedBatches = true;"));
+  EXPECT_THAT(EmitOnly(TransposeGraph(DType::kBF16, {3, 333, 777}, {0, 2, 1})).body,
+              HasSubstr("static constexpr bool kAlignedBatches = false;"));
+}
+
 TEST(TransposeEmitterTest, TilesPastTheGridLimitLoopOverACappedGrid) {
   const GeneratedKernel k = EmitOnly(TransposeGraph(DType::kF32, {int64_t{1} << 24, int64_t{1} << 24}, {1, 0}));
   EXPECT_EQ(k.launch.grid, static_cast<unsigned>(kMaxGridBlocks));

@@ -122,7 +122,7 @@ TEST(TransposeScheduleTest, BatchedAndCollapsedPermutationsTile) {
   const TransposeSchedule cba = Schedule(DType::kF32, {98, 80, 72}, {2, 1, 0});
   EXPECT_THAT(cba.perm, ElementsAre(2, 1, 0));
   EXPECT_EQ(cba.blocks, 80 * 2 * 2);
-  EXPECT_EQ(TransposeStrategyText(cba), "tiled 64x64 (16-byte, unaligned writes)");
+  EXPECT_EQ(TransposeStrategyText(cba), "tiled 60x64 (16-byte, unaligned writes)");
 }
 
 TEST(TransposeScheduleTest, OddLengthsStillMoveSixteenByteVectors) {
@@ -130,17 +130,23 @@ TEST(TransposeScheduleTest, OddLengthsStillMoveSixteenByteVectors) {
   EXPECT_EQ(s.vector_elements, 4);
   EXPECT_EQ(s.reads, TileRows::kStraddling);
   EXPECT_EQ(s.writes, TileRows::kStraddling);
-  EXPECT_EQ(s.blocks, 64 * 128);
-  EXPECT_EQ(TransposeStrategyText(s), "tiled 64x64 (16-byte, unaligned rows)");
+  // Straddling writes read the next tile's first 4 rows too: the tile gives
+  // up 4 of its 64 rows to them, keeping one read item a thread.
+  EXPECT_EQ(s.tile_rows, 60);
+  EXPECT_EQ(s.threads, 256);
+  EXPECT_EQ(s.blocks, 69 * 128);
+  EXPECT_EQ(TransposeStrategyText(s), "tiled 60x64 (16-byte, unaligned rows)");
   EXPECT_EQ(s.reason,
-            "perm [1,0] of [4093,8191] moves the last dim: 8192 tiles of 64x64, staged in shared memory, read along "
+            "perm [1,0] of [4093,8191] moves the last dim: 8832 tiles of 60x64, staged in shared memory, read along "
             "the input's last dim (8191) and written along the output's last dim (4093); rows of 8191 elements are "
             "no multiple of 16 bytes, so reads split the vectors straddling their ends; rows of 4093 elements are no "
             "multiple of 16 bytes, so writes split the vectors straddling their ends");
   const TransposeSchedule half = Schedule(DType::kBF16, {130, 200}, {1, 0});
   EXPECT_EQ(half.reads, TileRows::kAligned);
   EXPECT_EQ(half.writes, TileRows::kStraddling);
-  EXPECT_EQ(TransposeStrategyText(half), "tiled 128x64 (16-byte, unaligned writes)");
+  EXPECT_EQ(TransposeStrategyText(half), "tiled 120x64 (16-byte, unaligned writes)");
+  // One row tile holds every row: nothing after it to read.
+  EXPECT_EQ(Schedule(DType::kBF16, {100, 200}, {1, 0}).tile_rows, 128);
 }
 
 TEST(TransposeScheduleTest, AShortDimGetsAShortTileAndTheOtherSideGrows) {

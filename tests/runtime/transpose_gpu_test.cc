@@ -120,6 +120,20 @@ TEST_F(TransposeGpuTest, OddLengthsOverManyTiles) {
   }
 }
 
+// The benchmark's odd shapes, rows straddling vectors on one side or both,
+// with batches on vector boundaries (the leads of a tile's rows are
+// constants: 2-D, [4,1024,1022]) and off them ([64,333,777]: the leads are
+// computed per tile).
+TEST_F(TransposeGpuTest, LargeOddShapes) {
+  KernelCache cache({.use_disk = false});
+  for (DType dtype : {DType::kBF16, DType::kF32}) {
+    ExpectExact(dtype, {4093, 8191}, {{1, 0}}, cache);
+    ExpectExact(dtype, {64, 333, 777}, {{0, 2, 1}}, cache);
+    ExpectExact(dtype, {4, 1024, 1022}, {{0, 2, 1}}, cache);
+    ExpectExact(dtype, {2, 515, 3, 1021}, {{0, 3, 1, 2}, {3, 1, 2, 0}}, cache);
+  }
+}
+
 TEST_F(TransposeGpuTest, IntegerAndBoolTransposes) {
   KernelCache cache({.use_disk = false});
   for (DType dtype : {DType::kI32, DType::kBool}) {
