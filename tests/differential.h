@@ -10,9 +10,12 @@
 #ifndef KILN_TESTS_DIFFERENTIAL_H_
 #define KILN_TESTS_DIFFERENTIAL_H_
 
+#include <algorithm>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -96,6 +99,23 @@ inline std::string CheckAgainstReference(const Graph& graph, const Device& devic
     }
   }
   return failures;
+}
+
+// check(i) for every i in [0, count), on up to 16 threads that share the
+// device and the caches as a user's threads would, so that hundreds of
+// compiles overlap. The results in order of i: empty where the check passed.
+template <typename Check>
+std::vector<std::string> RunChecksInParallel(int count, const Check& check) {
+  const int workers = static_cast<int>(std::max(2u, std::min(16u, std::thread::hardware_concurrency())));
+  std::vector<std::string> results(count);
+  std::vector<std::future<void>> futures;
+  for (int w = 0; w < workers; ++w) {
+    futures.push_back(std::async(std::launch::async, [&, w] {
+      for (int i = w; i < count; i += workers) results[i] = check(i);
+    }));
+  }
+  for (std::future<void>& future : futures) future.get();
+  return results;
 }
 
 }  // namespace kiln

@@ -4,6 +4,7 @@
 // CUDA device.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "fusion/planner.h"
@@ -42,23 +43,37 @@ class RowGpuTest : public SharedDeviceTest {
 TEST_F(RowGpuTest, ShortRowsOfEveryOpMatchTheReference) {
   KernelCache cache({.use_disk = false});
   const DeviceLimits limits = OneSm();
+  struct Case {
+    RowOp op;
+    DType dtype;
+    int64_t cols;
+    std::string strategy;
+  };
+  std::vector<Case> cases;
   int packed = 0, several_rows = 0;
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
       for (int64_t cols = 1; cols <= 40; ++cols) {
-        const Graph graph = SweepRowGraph(op, dtype, 20011, cols);
         Plan plan;
-        const RowSchedule& row = Schedule(graph, limits, plan);
+        const RowSchedule& row = Schedule(SweepRowGraph(op, dtype, 20011, cols), limits, plan);
         packed += row.strategy == RowStrategy::kPackedPersistent;
         several_rows += row.rows_per_group > 1;
-        EXPECT_EQ(Check(graph, cache, 100 + cols, limits), "")
-            << RowOpName(op) << " " << DTypeName(dtype) << " [20011, " << cols << "]: " << plan.kernels[0].Strategy();
+        cases.push_back({op, dtype, cols, plan.kernels[0].Strategy()});
       }
     }
   }
-  // The cases above cover what they claim: most lengths packed, most covering several rows.
+  // The cases cover what they claim: most lengths packed, most covering several rows.
   EXPECT_GT(packed, 6 * 3 * 20);
   EXPECT_GT(several_rows, 6 * 3 * 30);
+  const std::vector<std::string> results = RunChecksInParallel(static_cast<int>(cases.size()), [&](int i) {
+    const Case& c = cases[i];
+    return Check(SweepRowGraph(c.op, c.dtype, 20011, c.cols), cache, 100 + c.cols, limits);
+  });
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    EXPECT_EQ(results[i], "") << RowOpName(c.op) << " " << DTypeName(c.dtype) << " [20011, " << c.cols
+                              << "]: " << c.strategy;
+  }
 }
 
 // A single row, a few rows in one partly filled warp, and a warp and one row.
