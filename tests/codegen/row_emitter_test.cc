@@ -49,12 +49,52 @@ TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
   EXPECT_THAT(body, HasSubstr("constexpr bool kExact = true;"));
 }
 
-TEST(RowEmitterTest, UnalignedRowsTestOnlyTheVectorsAtTheirEnds) {
+// Rows of 4093: the slots hold whole aligned vectors only (as many as for
+// rows of 4096), with no per-element tests; the fewer than kV elements at
+// each end take a lane apiece; the weight and bias are read as aligned
+// vectors shifted in registers, scalar only at the row's ends.
+TEST(RowEmitterTest, UnalignedRowsReadWholeVectorsAndTheirEndsALaneAnElement) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kBF16, 16396, 4093));
-  EXPECT_THAT(body, HasSubstr("if (g >= seg_begin && g + kV <= seg_end) {"));
-  EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(in1[i - row_base])"));
+  EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
   EXPECT_THAT(body, HasSubstr("constexpr bool kExact = false;"));
+  EXPECT_THAT(body, HasSubstr("if (kExact || g < vec_end) h_in0[s] = kiln_load_vec<unsigned short, kV>(in0 + g);"));
+  EXPECT_THAT(body, HasSubstr("if (edge_live) e_in0 = in0[edge_i];"));
+  EXPECT_THAT(body, HasSubstr("kiln_load_cols<unsigned short, kV>(in1, g - row_base, kCols);"));
+  EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(in1[i - row_base])"));
+  EXPECT_THAT(body, HasSubstr("out0[i] = y_out0.v[0];"));
+  EXPECT_THAT(body, HasSubstr("kiln_store_vec<unsigned short, kV>(out0 + g, y_out0);"));
+  EXPECT_THAT(body, Not(HasSubstr("kiln_load_span")));
+  EXPECT_THAT(body, Not(HasSubstr("kiln_store_span")));
+  EXPECT_THAT(body, Not(HasSubstr("i >= seg_begin")));
   EXPECT_THAT(body, Not(HasSubstr("%")));
+}
+
+// The softmax's exp of a row of 4093 fits the held-value budget as that of a
+// row of 4096 does (its ends are not held), so the output pass does not
+// compute it again.
+TEST(RowEmitterTest, UnalignedSoftmaxKeepsItsExpForTheOutputPass) {
+  for (int64_t cols : {4093, 4096}) {
+    SCOPED_TRACE(cols);
+    const std::string body = RowKernelBody(SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 16396, cols));
+    EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
+    EXPECT_THAT(body, HasSubstr("float held"));
+    EXPECT_THAT(body, HasSubstr("(held"));
+  }
+}
+
+// Looped and split kernels on unaligned rows: whole vectors in the loop, the
+// ends loaded a lane an element in each pass.
+TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
+  for (const Graph& graph : {SweepRowGraph(RowOp::kMax, DType::kBF16, 16396, 4093),
+                             SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 1335, 50257),
+                             SweepRowGraph(RowOp::kRmsNorm, DType::kF32, 523, 128256 - 1),
+                             SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 32, 2097152 - 3)}) {
+    const std::string body = RowKernelBody(graph);
+    EXPECT_THAT(body, HasSubstr("const bool edge_live = edge_i < seg_end;"));
+    EXPECT_THAT(body, HasSubstr("if (edge_live) {"));
+    EXPECT_THAT(body, Not(HasSubstr("kiln_load_span")));
+    EXPECT_THAT(body, Not(HasSubstr("i >= seg_begin")));
+  }
 }
 
 TEST(RowEmitterTest, DivisionByARowsSumIsAProductWithItsReciprocal) {
