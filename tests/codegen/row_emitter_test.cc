@@ -4,6 +4,7 @@
 #include "codegen/row_emitter.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
@@ -20,19 +21,27 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The plan's one row kernel, after checking that it compiles.
+// The plan's one row kernel (beside any pointwise ones), after checking
+// that it compiles.
 GeneratedKernel RowKernel(const Graph& graph) {
   const DeviceLimits limits;
   absl::StatusOr<Plan> plan = PlanFusion(graph, limits);
   EXPECT_TRUE(plan.ok()) << plan.status();
-  if (!plan.ok() || plan->kernels.size() != 1 || plan->kernels[0].kind != KernelKind::kRowReduction) {
-    ADD_FAILURE() << "expected one row kernel";
+  if (!plan.ok()) return {};
+  std::vector<const Kernel*> rows;
+  std::string kernels;
+  for (const Kernel& k : plan->kernels) {
+    if (k.kind == KernelKind::kRowReduction) rows.push_back(&k);
+    absl::StrAppend(&kernels, " ", k.name, " (", k.Strategy(), ")");
+  }
+  if (rows.size() != 1) {
+    ADD_FAILURE() << "expected one row kernel, got" << kernels;
     return {};
   }
-  absl::StatusOr<GeneratedKernel> generated = EmitRowKernel(graph, plan->kernels[0], limits);
+  absl::StatusOr<GeneratedKernel> generated = EmitRowKernel(graph, *rows[0], limits);
   EXPECT_TRUE(generated.ok()) << generated.status();
   if (!generated.ok()) return {};
-  absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), plan->kernels[0].name}, limits.Arch());
+  absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), rows[0]->name}, limits.Arch());
   EXPECT_TRUE(cubin.ok()) << cubin.status();
   return *generated;
 }
@@ -154,6 +163,22 @@ TEST(RowEmitterTest, ShortRowKernelsOfEveryOpCompile) {
       for (int64_t cols : {1, 3, 16, 33}) {
         SCOPED_TRACE(absl::StrCat(RowOpName(op), " ", DTypeName(dtype), " ", cols));
         EXPECT_THAT(RowKernelBody(SweepRowGraph(op, dtype, 100003, cols)), HasSubstr("kiln_group_"));
+      }
+    }
+  }
+}
+
+// The GPU suite's unaligned rows (tests/runtime/row_gpu_test.cc) under each
+// strategy, and its epilogue graphs, compile with NVRTC for sm_90a with
+// their ends a lane an element.
+TEST(RowEmitterTest, UnalignedKernelsOfEveryStrategyCompile) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{67, 41}, {67, 1021}, {37, 4097}, {7, 50257}, {1, 262139}}) {
+    for (DType dtype : {DType::kF32, DType::kBF16}) {
+      SCOPED_TRACE(absl::StrCat(DTypeName(dtype), " [", rows, ", ", cols, "]"));
+      for (const Graph& graph : {SweepRowGraph(RowOp::kSoftmax, dtype, rows, cols),
+                                 SweepRowGraph(RowOp::kRmsNorm, dtype, rows, cols),
+                                 ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
+        EXPECT_THAT(RowKernelBody(graph), HasSubstr("if (edge_live) {"));
       }
     }
   }
