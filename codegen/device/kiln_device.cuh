@@ -88,8 +88,7 @@ __device__ __forceinline__ void kiln_store_vec(T* __restrict__ p, const KilnVec<
 }
 // The aligned vector of N elements at p[g..g+N) that may straddle the ends
 // of [begin, end): whole when it lies inside, else element by element, the
-// elements outside neither read nor written. Rows whose length is not a
-// multiple of N are read and written this way.
+// elements outside neither read nor written.
 template <typename T, int N>
 __device__ __forceinline__ KilnVec<T, N> kiln_load_span(const T* __restrict__ p, long long g, long long begin,
                                                         long long end) {
