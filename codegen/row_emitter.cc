@@ -77,12 +77,15 @@ class RowEmitter {
   // again, when they fit kHeldValueBudget.
   std::vector<NodeId> ChooseHeldValues(const std::vector<NodeId>& full_outputs) const;
   std::string LoadAt(NodeId input, absl::string_view g) const;
+  // Appends the code for one element given the known values: of a whole
+  // vector (element j of the slot's vector), or of an unaligned segment's
+  // ends (one element a lane, no slot).
+  using PerElement = std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
+                                                absl::string_view indent, bool whole_vector)>;
   // Emits a loop over this thread's elements of the row; `per_element`
   // appends the code for one element given the known values. With
   // `reads_held`, the held values are known from the registers that keep them.
-  absl::Status EmitElementLoop(const std::vector<NodeId>& inputs,
-                               const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&,
-                                                                std::string&, absl::string_view)>& per_element,
+  absl::Status EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
                                const std::vector<NodeId>& vector_outputs, bool reads_held);
   absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs, bool last);
   absl::Status EmitRowNodes();
@@ -106,6 +109,9 @@ class RowEmitter {
   int vec_ = 1;
   // Rows are a multiple of kV long, so every vector lies inside its row.
   bool aligned_ = true;
+  // The element being emitted is one of an unaligned segment's ends, read and
+  // written alone.
+  bool edge_ = false;
   int slots_ = 0;
   // Every slot's vector lies inside the segment, so no slot needs a bounds test.
   bool exact_ = false;
@@ -144,12 +150,13 @@ std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) {
   const Node& node = graph_.node(operand);
   // A column operand is indexed by the column, not by a 64-bit modulo of the
   // element index, and on aligned rows read as the same vector as the row's
-  // (16-byte loads, coalesced): per-element scalar loads of layernorm's weight
-  // and bias, strided by the vector width across a warp, bound the bf16
-  // kernel by L1 wavefronts at 0.38 of the copy rate (ncu: 60% excess sectors).
+  // (16-byte loads, coalesced; shifted in registers on unaligned rows):
+  // per-element scalar loads of layernorm's weight and bias, strided by the
+  // vector width across a warp, bound the bf16 kernel by L1 wavefronts at
+  // 0.38 of the copy rate (ncu: 60% excess sectors).
   if (IsElementNode(consumer) && IsColumnOperand(node)) {
     const std::string name = signature_.InputName(operand);
-    if (aligned_ && !name.empty() && node.op != OpKind::kIota) {
+    if (!edge_ && !name.empty() && node.op != OpKind::kIota) {
       if (std::find(column_loads_.begin(), column_loads_.end(), operand) == column_loads_.end()) {
         column_loads_.push_back(operand);
       }
@@ -198,8 +205,7 @@ std::vector<NodeId> RowEmitter::ChooseHeldValues(const std::vector<NodeId>& full
 std::string RowEmitter::LoadAt(NodeId input, absl::string_view g) const {
   const std::string name = signature_.InputName(input);
   const std::string type = StorageType(graph_.node(input).dtype);
-  return aligned_ ? absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + ", g, ")")
-                  : absl::StrCat("kiln_load_span<", type, ", kV>(", name, ", ", g, ", seg_begin, seg_end)");
+  return absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + ", g, ")");
 }
 
 std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value) const {
@@ -224,16 +230,11 @@ std::string RowEmitter::UnitOnline(absl::string_view value) const {
   return "";
 }
 
-absl::Status RowEmitter::EmitElementLoop(
-    const std::vector<NodeId>& inputs,
-    const std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>&, std::string&,
-                                     absl::string_view)>& per_element,
-    const std::vector<NodeId>& vector_outputs, bool reads_held) {
-  // One vector's elements; `guarded` tests each element against the segment
-  // (only the vectors that straddle an unaligned row's ends need it).
-  auto vector_block = [&](absl::string_view held_suffix, absl::string_view indent, bool guarded) -> absl::Status {
-    std::string inner = absl::StrCat(indent, "  ");
-    if (guarded) absl::StrAppend(&inner, "  ");
+absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
+                                         const std::vector<NodeId>& vector_outputs, bool reads_held) {
+  // One whole vector's elements.
+  auto vector_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
+    const std::string inner = absl::StrCat(indent, "  ");
     absl::flat_hash_map<NodeId, std::string> known = row_known_;
     for (NodeId input : inputs) {
       known[input] = LoadConversion(
@@ -245,42 +246,64 @@ absl::Status RowEmitter::EmitElementLoop(
     }
     std::string element;
     column_loads_.clear();
-    if (absl::Status s = per_element(known, element, inner); !s.ok()) return s;
+    if (absl::Status s = per_element(known, element, inner, /*whole_vector=*/true); !s.ok()) return s;
     for (NodeId column : column_loads_) {
       const std::string name = signature_.InputName(column);
       const std::string type = StorageType(graph_.node(column).dtype);
-      absl::StrAppend(&body_, indent, "const KilnVec<", type, ", kV> c_", name, " = kiln_load_vec<", type,
-                      ", kV>(", name, " + (g - row_base));\n");
+      absl::StrAppend(&body_, indent, "const KilnVec<", type, ", kV> c_", name, " = ",
+                      aligned_ ? absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + (g - row_base));\n")
+                               : absl::StrCat("kiln_load_cols<", type, ", kV>(", name, ", g - row_base, kCols);\n"));
     }
     for (NodeId output : vector_outputs) {
       absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
                       signature_.OutputName(output), ";\n");
     }
     absl::StrAppend(&body_, "#pragma unroll\n", indent, "for (int j = 0; j < kV; ++j) {\n", indent,
-                    "  const long long i = g + j;\n", indent, "  (void)i;\n");
-    if (guarded) absl::StrAppend(&body_, indent, "  if (i >= seg_begin && i < seg_end) {\n");
-    absl::StrAppend(&body_, element);
-    if (guarded) absl::StrAppend(&body_, indent, "  }\n");
-    absl::StrAppend(&body_, indent, "}\n");
+                    "  const long long i = g + j;\n", indent, "  (void)i;\n", element, indent, "}\n");
     for (NodeId output : vector_outputs) {
       const std::string name = signature_.OutputName(output);
-      const std::string type = StorageType(graph_.node(output).dtype);
-      absl::StrAppend(&body_, indent,
-                      guarded ? absl::StrCat("kiln_store_span<", type, ", kV>(", name, ", g, seg_begin, seg_end, y_",
-                                             name, ");\n")
-                              : absl::StrCat("kiln_store_vec<", type, ", kV>(", name, " + g, y_", name, ");\n"));
+      absl::StrAppend(&body_, indent, "kiln_store_vec<", StorageType(graph_.node(output).dtype), ", kV>(", name,
+                      " + g, y_", name, ");\n");
     }
     return absl::OkStatus();
   };
-  // On unaligned rows the vectors inside the segment skip the per-element
-  // tests: two 64-bit compares and a branch per element made bf16 rows of
-  // 4093 instruction-bound (ncu: 0.77 issued warps per scheduler).
-  auto element_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
-    if (aligned_) return vector_block(held_suffix, indent, false);
-    absl::StrAppend(&body_, indent, "if (g >= seg_begin && g + kV <= seg_end) {\n");
-    if (absl::Status s = vector_block(held_suffix, absl::StrCat(indent, "  "), false); !s.ok()) return s;
-    absl::StrAppend(&body_, indent, "} else {\n");
-    if (absl::Status s = vector_block(held_suffix, absl::StrCat(indent, "  "), true); !s.ok()) return s;
+  // On unaligned rows the elements before the segment's first whole vector
+  // and after its last (fewer than kV each) take one lane apiece, so the
+  // vectors need no per-element tests: those tests and the divergent
+  // element-by-element path at both ends made bf16 rows of 4093
+  // instruction-bound (ncu: 0.77 issued warps per scheduler).
+  auto edge_block = [&](absl::string_view indent) -> absl::Status {
+    if (aligned_) return absl::OkStatus();
+    const std::string inner = absl::StrCat(indent, "  ");
+    absl::flat_hash_map<NodeId, std::string> known = row_known_;
+    std::string loads;
+    for (NodeId input : inputs) {
+      const std::string name = signature_.InputName(input);
+      if (Persistent()) {
+        known[input] = LoadConversion(graph_.node(input).dtype, absl::StrCat("e_", name, row_slot_));
+      } else {
+        absl::StrAppend(&loads, inner, "const ", StorageType(graph_.node(input).dtype), " e_", name, " = ", name,
+                        "[edge_i];\n");
+        known[input] = LoadConversion(graph_.node(input).dtype, absl::StrCat("e_", name));
+      }
+    }
+    std::string element;
+    column_loads_.clear();
+    edge_ = true;
+    absl::Status status = per_element(known, element, inner, /*whole_vector=*/false);
+    edge_ = false;
+    if (!status.ok()) return status;
+    absl::StrAppend(&body_, indent, "if (edge_live) {\n", inner, "const long long i = edge_i;\n", inner, "(void)i;\n",
+                    inner, "constexpr int j = 0;\n", inner, "(void)j;\n", loads);
+    for (NodeId output : vector_outputs) {
+      absl::StrAppend(&body_, inner, "KilnVec<", StorageType(graph_.node(output).dtype), ", 1> y_",
+                      signature_.OutputName(output), ";\n");
+    }
+    absl::StrAppend(&body_, element);
+    for (NodeId output : vector_outputs) {
+      const std::string name = signature_.OutputName(output);
+      absl::StrAppend(&body_, inner, name, "[i] = y_", name, ".v[0];\n");
+    }
     absl::StrAppend(&body_, indent, "}\n");
     return absl::OkStatus();
   };
@@ -288,13 +311,13 @@ absl::Status RowEmitter::EmitElementLoop(
   if (Persistent()) {
     absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n",
                     "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                    "    if (kExact || g < seg_end) {\n");
-    if (absl::Status s = element_block("[s]", "      "); !s.ok()) return s;
+                    "    if (kExact || g < vec_end) {\n");
+    if (absl::Status s = vector_block("[s]", "      "); !s.ok()) return s;
     absl::StrAppend(&body_, "    }\n  }\n");
-    return absl::OkStatus();
+    return edge_block("  ");
   }
   // Looped: loads of kLoopUnroll tiles are issued before any is used.
-  absl::StrAppend(&body_, "  for (long long g0 = vec_begin + lane * kV; g0 < seg_end; g0 += kThreads * kV * ",
+  absl::StrAppend(&body_, "  for (long long g0 = vec_begin + lane * kV; g0 < vec_end; g0 += kThreads * kV * ",
                   kLoopUnroll, ") {\n");
   for (NodeId input : inputs) {
     absl::StrAppend(&body_, "    KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_",
@@ -302,16 +325,16 @@ absl::Status RowEmitter::EmitElementLoop(
   }
   absl::StrAppend(&body_, "#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
                   "      const long long g = g0 + static_cast<long long>(u) * kThreads * kV;\n",
-                  "      if (g < seg_end) {\n");
+                  "      if (g < vec_end) {\n");
   for (NodeId input : inputs) {
     absl::StrAppend(&body_, "        h_", signature_.InputName(input), "[u] = ", LoadAt(input, "g"), ";\n");
   }
   absl::StrAppend(&body_, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
                   "      const long long g = g0 + static_cast<long long>(u) * kThreads * kV;\n",
-                  "      if (g < seg_end) {\n");
-  if (absl::Status s = element_block("[u]", "        "); !s.ok()) return s;
+                  "      if (g < vec_end) {\n");
+  if (absl::Status s = vector_block("[u]", "        "); !s.ok()) return s;
   absl::StrAppend(&body_, "      }\n    }\n  }\n");
-  return absl::OkStatus();
+  return edge_block("  ");
 }
 
 absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs,
@@ -336,7 +359,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
   }
 
   auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
-                         absl::string_view indent) -> absl::Status {
+                         absl::string_view indent, bool whole_vector) -> absl::Status {
     std::vector<NodeId> operands;
     for (NodeId r : plain) operands.push_back(graph_.node(r).operands[0]);
     for (const auto& pair : online) operands.push_back(graph_.node(pair.first).operands[0]);
@@ -349,7 +372,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
       absl::StrAppend(&code, indent, "on", m, " = kiln_online_push(on", m, ", ",
                       known[graph_.node(m).operands[0]], ");\n");
     }
-    if (keeps_held) {
+    if (keeps_held && whole_vector) {
       for (NodeId n : held_values_) absl::StrAppend(&code, indent, "held", n, "[s][j] = ", known[n], ";\n");
     }
     return absl::OkStatus();
@@ -419,12 +442,25 @@ std::string RowEmitter::RowLines(absl::string_view indent) const {
   }
   absl::StrAppend(&code, indent, "const long long row_base = row * kCols;\n", indent,
                   "const long long seg_begin = row_base + col_begin;\n", indent,
-                  "const long long seg_end = row_base + col_end;\n", indent,
-                  // Vectors start on multiples of kV elements: on 16-byte
-                  // boundaries however long the rows are, those that straddle
-                  // the segment's ends going element by element.
-                  aligned_ ? "const long long vec_begin = seg_begin;\n"
-                           : "const long long vec_begin = seg_begin & ~static_cast<long long>(kV - 1);\n");
+                  "const long long seg_end = row_base + col_end;\n");
+  if (aligned_) {
+    absl::StrAppend(&code, indent, "const long long vec_begin = seg_begin;\n", indent,
+                    "const long long vec_end = seg_end;\n");
+    return code;
+  }
+  // Vectors start on multiples of kV elements, on 16-byte boundaries however
+  // long the rows are: the segment's whole vectors are [vec_begin, vec_end),
+  // and lane t < 2 * (kV - 1) takes the t-th element outside them (edge_i).
+  for (absl::string_view line :
+       {"const long long vec_first = (seg_begin + kV - 1) & ~static_cast<long long>(kV - 1);",
+        "const long long vec_begin = vec_first < seg_end ? vec_first : seg_end;",
+        "const long long vec_last = seg_end & ~static_cast<long long>(kV - 1);",
+        "const long long vec_end = vec_last > vec_begin ? vec_last : vec_begin;",
+        "const long long edge_head = vec_begin - seg_begin;",
+        "const long long edge_i = lane < edge_head ? seg_begin + lane : vec_end + (lane - edge_head);",
+        "const bool edge_live = edge_i < seg_end;"}) {
+    absl::StrAppend(&code, indent, line, "\n");
+  }
   return code;
 }
 
@@ -462,8 +498,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   aligned_ = cols % vec_ == 0;
   // Cluster blocks split the row on vector boundaries.
   const int64_t chunk = AlignUp(CeilDiv(cols, row_.cluster_blocks), vec_);
-  // An unaligned segment may start up to kV - 1 elements into its first vector.
-  slots_ = static_cast<int>(CeilDiv(chunk + (aligned_ ? 0 : vec_ - 1), int64_t{lanes} * vec_));
+  // Slots hold a segment's whole vectors; an unaligned segment's ends go a lane an element.
+  slots_ = static_cast<int>(CeilDiv(chunk / vec_, int64_t{lanes}));
   exact_ = aligned_ && chunk * row_.cluster_blocks == cols && chunk == int64_t{slots_} * lanes * vec_;
   if (Persistent() && !full_outputs.empty() && !row_.stages.empty()) held_values_ = ChooseHeldValues(full_outputs);
   const int block = grouped ? 32 * RowSchedule::kWarpsPerBlock : lanes;
@@ -515,7 +551,12 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
                       grouped ? "[kGroupRows]" : "", "[kSlots];\n");
       absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
                       "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                      "    if (kExact || g < seg_end) h_", name, row_slot_, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
+                      "    if (kExact || g < vec_end) h_", name, row_slot_, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
+      if (!aligned_) {
+        absl::StrAppend(&body_, "  ", StorageType(graph_.node(input).dtype), " e_", name,
+                        grouped ? "[kGroupRows] = {}" : " = 0", ";\n");
+        absl::StrAppend(&loads, "  if (edge_live) e_", name, row_slot_, " = ", name, "[edge_i];\n");
+      }
     }
     if (grouped) {
       absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
@@ -536,7 +577,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     EmitRowReciprocals();
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs.back();
     auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
-                           absl::string_view indent) -> absl::Status {
+                           absl::string_view indent, bool) -> absl::Status {
       std::vector<NodeId> stored;
       for (NodeId out : full_outputs) stored.push_back(StoredValue(out));
       if (absl::Status s = program_->Emit(stored, known, code, indent); !s.ok()) return s;

@@ -83,6 +83,33 @@ inline Graph SweepRowGraph(RowOp op, DType dtype, int64_t rows, int64_t cols) {
   return *b.Build({(wide ? Cast(y, dtype) : y).Named("y")});
 }
 
+// Row kernels with fused epilogues and more operands than the sweep's: a
+// residual added before a layernorm whose result goes through silu, with the
+// sum also an output (a pre-norm transformer's residual stream), and a
+// softmax of scaled scores plus an f32 column bias [cols] beside 16-bit rows,
+// with its logsumexp [rows, 1] as a second output.
+inline Graph ResidualNormSilu(DType dtype, int64_t rows, int64_t cols) {
+  GraphBuilder b;
+  auto f32 = [&](Value v) { return dtype != DType::kF32 ? Cast(v, DType::kF32) : v; };
+  auto stored = [&](Value v) { return dtype != DType::kF32 ? Cast(v, dtype) : v; };
+  const Value h = f32(b.Input("x", dtype, {rows, cols})) + f32(b.Input("r", dtype, {rows, cols}));
+  const Value d = h - ReduceMean(h, {1}, true);
+  const Value n = d * Rsqrt(ReduceMean(d * d, {1}, true) + b.Constant(1e-5, DType::kF32));
+  const Value y = n * f32(b.Input("w", dtype, {cols})) + f32(b.Input("b", dtype, {cols}));
+  return *b.Build({stored(y * Sigmoid(y)).Named("y"), stored(h).Named("h")});
+}
+inline Graph BiasedSoftmaxWithLogSumExp(DType dtype, int64_t rows, int64_t cols) {
+  GraphBuilder b;
+  Value x = b.Input("x", dtype, {rows, cols});
+  if (dtype != DType::kF32) x = Cast(x, DType::kF32);
+  const Value t = x * 0.125 + b.Input("bias", DType::kF32, {cols});
+  const Value m = ReduceMax(t, {1}, true);
+  const Value e = Exp(t - m);
+  const Value s = ReduceSum(e, {1}, true);
+  const Value p = e / s;
+  return *b.Build({(dtype != DType::kF32 ? Cast(p, dtype) : p).Named("p"), (Log(s) + m).Named("lse")});
+}
+
 }  // namespace kiln
 
 #endif  // KILN_TESTS_ROW_TEST_GRAPHS_H_

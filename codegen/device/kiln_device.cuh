@@ -88,8 +88,7 @@ __device__ __forceinline__ void kiln_store_vec(T* __restrict__ p, const KilnVec<
 }
 // The aligned vector of N elements at p[g..g+N) that may straddle the ends
 // of [begin, end): whole when it lies inside, else element by element, the
-// elements outside neither read nor written. Rows whose length is not a
-// multiple of N are read and written this way.
+// elements outside neither read nor written.
 template <typename T, int N>
 __device__ __forceinline__ KilnVec<T, N> kiln_load_span(const T* __restrict__ p, long long g, long long begin,
                                                         long long end) {
@@ -112,6 +111,38 @@ __device__ __forceinline__ void kiln_store_span(T* __restrict__ p, long long g, 
   for (int j = 0; j < N; ++j) {
     if (g + j >= begin && g + j < end) p[g + j] = value.v[j];
   }
+}
+
+// p[c..c+N) for any c, from the aligned vectors around it (the second read
+// element by element where it would pass p[cols - 1]), shifted in registers:
+// a row kernel reads a column operand (layernorm's weight) this way beside
+// rows whose length is not a multiple of N, where scalar loads strided by N
+// across a warp cost eight instructions and extra sectors a vector.
+// `c & (N - 1)` is the same for a whole row, so the switch never diverges.
+template <typename T, int N, int M>
+__device__ __forceinline__ KilnVec<T, N> kiln_shift_vec(const KilnVec<T, N>& lo, const KilnVec<T, N>& hi) {
+  KilnVec<T, N> out;
+#pragma unroll
+  for (int j = 0; j < N; ++j) out.v[j] = j + M < N ? lo.v[j + M] : hi.v[j + M - N];
+  return out;
+}
+template <typename T, int N, int M>
+__device__ __forceinline__ KilnVec<T, N> kiln_shift_dispatch(const KilnVec<T, N>& lo, const KilnVec<T, N>& hi,
+                                                             int m) {
+  if constexpr (M + 1 < N) {
+    if (m != M) return kiln_shift_dispatch<T, N, M + 1>(lo, hi, m);
+  }
+  return kiln_shift_vec<T, N, M>(lo, hi);
+}
+template <typename T, int N>
+__device__ __forceinline__ KilnVec<T, N> kiln_load_cols(const T* __restrict__ p, long long c, long long cols) {
+  const long long a = c & ~static_cast<long long>(N - 1);
+  const KilnVec<T, N> lo = kiln_load_vec<T, N>(p + a);
+  const int m = static_cast<int>(c - a);
+  if constexpr (N > 1) {
+    if (m != 0) return kiln_shift_dispatch<T, N, 1>(lo, kiln_load_span<T, N>(p, a + N, 0, cols), m);
+  }
+  return lo;
 }
 
 // ---- reductions: a combine rule and its identity ----

@@ -4,6 +4,7 @@
 #include "codegen/row_emitter.h"
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
@@ -20,19 +21,27 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The plan's one row kernel, after checking that it compiles.
+// The plan's one row kernel (beside any pointwise ones), after checking
+// that it compiles.
 GeneratedKernel RowKernel(const Graph& graph) {
   const DeviceLimits limits;
   absl::StatusOr<Plan> plan = PlanFusion(graph, limits);
   EXPECT_TRUE(plan.ok()) << plan.status();
-  if (!plan.ok() || plan->kernels.size() != 1 || plan->kernels[0].kind != KernelKind::kRowReduction) {
-    ADD_FAILURE() << "expected one row kernel";
+  if (!plan.ok()) return {};
+  std::vector<const Kernel*> rows;
+  std::string kernels;
+  for (const Kernel& k : plan->kernels) {
+    if (k.kind == KernelKind::kRowReduction) rows.push_back(&k);
+    absl::StrAppend(&kernels, " ", k.name, " (", k.Strategy(), ")");
+  }
+  if (rows.size() != 1) {
+    ADD_FAILURE() << "expected one row kernel, got" << kernels;
     return {};
   }
-  absl::StatusOr<GeneratedKernel> generated = EmitRowKernel(graph, plan->kernels[0], limits);
+  absl::StatusOr<GeneratedKernel> generated = EmitRowKernel(graph, *rows[0], limits);
   EXPECT_TRUE(generated.ok()) << generated.status();
   if (!generated.ok()) return {};
-  absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), plan->kernels[0].name}, limits.Arch());
+  absl::StatusOr<std::string> cubin = CompileToCubin({generated->Source(), rows[0]->name}, limits.Arch());
   EXPECT_TRUE(cubin.ok()) << cubin.status();
   return *generated;
 }
@@ -49,12 +58,52 @@ TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
   EXPECT_THAT(body, HasSubstr("constexpr bool kExact = true;"));
 }
 
-TEST(RowEmitterTest, UnalignedRowsTestOnlyTheVectorsAtTheirEnds) {
+// Rows of 4093: the slots hold whole aligned vectors only (as many as for
+// rows of 4096), with no per-element tests; the fewer than kV elements at
+// each end take a lane apiece; the weight and bias are read as aligned
+// vectors shifted in registers, scalar only at the row's ends.
+TEST(RowEmitterTest, UnalignedRowsReadWholeVectorsAndTheirEndsALaneAnElement) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kBF16, 16396, 4093));
-  EXPECT_THAT(body, HasSubstr("if (g >= seg_begin && g + kV <= seg_end) {"));
-  EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(in1[i - row_base])"));
+  EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
   EXPECT_THAT(body, HasSubstr("constexpr bool kExact = false;"));
+  EXPECT_THAT(body, HasSubstr("if (kExact || g < vec_end) h_in0[s] = kiln_load_vec<unsigned short, kV>(in0 + g);"));
+  EXPECT_THAT(body, HasSubstr("if (edge_live) e_in0 = in0[edge_i];"));
+  EXPECT_THAT(body, HasSubstr("kiln_load_cols<unsigned short, kV>(in1, g - row_base, kCols);"));
+  EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(in1[i - row_base])"));
+  EXPECT_THAT(body, HasSubstr("out0[i] = y_out0.v[0];"));
+  EXPECT_THAT(body, HasSubstr("kiln_store_vec<unsigned short, kV>(out0 + g, y_out0);"));
+  EXPECT_THAT(body, Not(HasSubstr("kiln_load_span")));
+  EXPECT_THAT(body, Not(HasSubstr("kiln_store_span")));
+  EXPECT_THAT(body, Not(HasSubstr("i >= seg_begin")));
   EXPECT_THAT(body, Not(HasSubstr("%")));
+}
+
+// The softmax's exp of a row of 4093 fits the held-value budget as that of a
+// row of 4096 does (its ends are not held), so the output pass does not
+// compute it again.
+TEST(RowEmitterTest, UnalignedSoftmaxKeepsItsExpForTheOutputPass) {
+  for (int64_t cols : {4093, 4096}) {
+    SCOPED_TRACE(cols);
+    const std::string body = RowKernelBody(SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 16396, cols));
+    EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
+    EXPECT_THAT(body, HasSubstr("float held"));
+    EXPECT_THAT(body, HasSubstr("(held"));
+  }
+}
+
+// Looped and split kernels on unaligned rows: whole vectors in the loop, the
+// ends loaded a lane an element in each pass.
+TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
+  for (const Graph& graph : {SweepRowGraph(RowOp::kMax, DType::kBF16, 16396, 4093),
+                             SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 1335, 50257),
+                             SweepRowGraph(RowOp::kRmsNorm, DType::kF32, 523, 128256 - 1),
+                             SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 32, 2097152 - 3)}) {
+    const std::string body = RowKernelBody(graph);
+    EXPECT_THAT(body, HasSubstr("const bool edge_live = edge_i < seg_end;"));
+    EXPECT_THAT(body, HasSubstr("if (edge_live) {"));
+    EXPECT_THAT(body, Not(HasSubstr("kiln_load_span")));
+    EXPECT_THAT(body, Not(HasSubstr("i >= seg_begin")));
+  }
 }
 
 TEST(RowEmitterTest, DivisionByARowsSumIsAProductWithItsReciprocal) {
@@ -114,6 +163,22 @@ TEST(RowEmitterTest, ShortRowKernelsOfEveryOpCompile) {
       for (int64_t cols : {1, 3, 16, 33}) {
         SCOPED_TRACE(absl::StrCat(RowOpName(op), " ", DTypeName(dtype), " ", cols));
         EXPECT_THAT(RowKernelBody(SweepRowGraph(op, dtype, 100003, cols)), HasSubstr("kiln_group_"));
+      }
+    }
+  }
+}
+
+// The GPU suite's unaligned rows (tests/runtime/row_gpu_test.cc) under each
+// strategy, and its epilogue graphs, compile with NVRTC for sm_90a with
+// their ends a lane an element.
+TEST(RowEmitterTest, UnalignedKernelsOfEveryStrategyCompile) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{67, 41}, {67, 1021}, {37, 4097}, {7, 50257}, {1, 262139}}) {
+    for (DType dtype : {DType::kF32, DType::kBF16}) {
+      SCOPED_TRACE(absl::StrCat(DTypeName(dtype), " [", rows, ", ", cols, "]"));
+      for (const Graph& graph : {SweepRowGraph(RowOp::kSoftmax, dtype, rows, cols),
+                                 SweepRowGraph(RowOp::kRmsNorm, dtype, rows, cols),
+                                 ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
+        EXPECT_THAT(RowKernelBody(graph), HasSubstr("if (edge_live) {"));
       }
     }
   }

@@ -118,5 +118,66 @@ TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
   }
 }
 
+// Rows whose length is not a multiple of the vector width: every residue
+// of 8 around 4096 (each of the 37 rows starts at another offset into its
+// first vector), in every float type and sweep op, on the device's own
+// limits (a block per row).
+TEST_F(RowGpuTest, UnalignedRowsOfEveryOpMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  for (RowOp op : kRowOps) {
+    for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+      for (int64_t cols = 4089; cols <= 4099; ++cols) {
+        const Graph graph = SweepRowGraph(op, dtype, 37, cols);
+        EXPECT_EQ(Check(graph, cache, 200 + cols, limits), "")
+            << RowOpName(op) << " " << DTypeName(dtype) << " [37, " << cols << "]: "
+            << PlanFusion(graph, limits)->kernels[0].Strategy();
+      }
+    }
+  }
+}
+
+// Unaligned rows under every strategy: a warp per row (odd lengths up to
+// 1023), a block per row, looped passes, split over a cluster (persistent
+// and looped, where each block's segment has its own ends), and lengths
+// shorter than two vectors; primes and vocabulary sizes among them.
+TEST_F(RowGpuTest, UnalignedRowsOfEveryStrategyMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  struct Case {
+    int64_t rows, cols;
+  };
+  for (const Case& c : {Case{67, 9}, Case{67, 15}, Case{67, 41}, Case{67, 257}, Case{67, 999}, Case{67, 1021},
+                        Case{67, 1025}, Case{37, 2053}, Case{37, 4093}, Case{37, 4095}, Case{37, 4097},
+                        Case{19, 8191}, Case{11, 32749}, Case{7, 50257}, Case{5, 65521}, Case{3, 128255},
+                        Case{2, 131071}, Case{1, 262139}}) {
+    for (RowOp op : {RowOp::kSum, RowOp::kSoftmax, RowOp::kLayerNorm, RowOp::kRmsNorm}) {
+      for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+        const Graph graph = SweepRowGraph(op, dtype, c.rows, c.cols);
+        EXPECT_EQ(Check(graph, cache, 17 + c.cols, limits), "")
+            << RowOpName(op) << " " << DTypeName(dtype) << " [" << c.rows << ", " << c.cols << "]: "
+            << PlanFusion(graph, limits)->kernels[0].Strategy();
+      }
+    }
+  }
+}
+
+// Fused epilogues, a second full-shape input and output, a column bias of
+// another type than the rows, and a row output beside a full one, on
+// unaligned rows of each strategy.
+TEST_F(RowGpuTest, UnalignedRowsWithEpiloguesAndOperandsMatchTheReference) {
+  KernelCache cache({.use_disk = false});
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  for (int64_t cols : {33, 1023, 4093, 4097, 50257}) {
+    const int64_t rows = cols > 10000 ? 5 : 41;
+    for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+      for (const Graph& graph : {ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
+        EXPECT_EQ(Check(graph, cache, 5 + cols, limits), "")
+            << graph.node(graph.outputs()[0]).name << " " << DTypeName(dtype) << " [" << rows << ", " << cols << "]";
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kiln
