@@ -4,6 +4,7 @@
 // CUDA device.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,28 @@ class RowGpuTest : public SharedDeviceTest {
     plan = *PlanFusion(graph, limits);
     return plan.kernels.front().row();
   }
+
+  // One graph to check, and how a failure names it.
+  struct RowCase {
+    Graph graph;
+    uint64_t seed;
+    std::string label;
+  };
+  // A case of `op` on [rows, cols], labelled with the strategy it plans to.
+  static RowCase OpCase(RowOp op, DType dtype, int64_t rows, int64_t cols, uint64_t seed,
+                        const DeviceLimits& limits) {
+    Graph graph = SweepRowGraph(op, dtype, rows, cols);
+    const std::string strategy = PlanFusion(graph, limits)->kernels[0].Strategy();
+    return {std::move(graph), seed,
+            absl::StrCat(RowOpName(op), " ", DTypeName(dtype), " [", rows, ", ", cols, "]: ", strategy)};
+  }
+  // Checks every case, their compiles overlapping on a pool of threads.
+  static void ExpectEveryCaseMatches(const std::vector<RowCase>& cases, const DeviceLimits& limits) {
+    KernelCache cache({.use_disk = false});
+    const std::vector<std::string> results = RunChecksInParallel(
+        static_cast<int>(cases.size()), [&](int i) { return Check(cases[i].graph, cache, cases[i].seed, limits); });
+    for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(results[i], "") << cases[i].label;
+  }
 };
 
 // Every length from 1 to 40 (the primes, the powers of two and their
@@ -41,15 +64,8 @@ class RowGpuTest : public SharedDeviceTest {
 // vectors of 1 to 8 elements, and a warp per row past 16 vectors. 20011 rows
 // (a prime) leave the last warp and block partly filled.
 TEST_F(RowGpuTest, ShortRowsOfEveryOpMatchTheReference) {
-  KernelCache cache({.use_disk = false});
   const DeviceLimits limits = OneSm();
-  struct Case {
-    RowOp op;
-    DType dtype;
-    int64_t cols;
-    std::string strategy;
-  };
-  std::vector<Case> cases;
+  std::vector<RowCase> cases;
   int packed = 0, several_rows = 0;
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
@@ -58,64 +74,53 @@ TEST_F(RowGpuTest, ShortRowsOfEveryOpMatchTheReference) {
         const RowSchedule& row = Schedule(SweepRowGraph(op, dtype, 20011, cols), limits, plan);
         packed += row.strategy == RowStrategy::kPackedPersistent;
         several_rows += row.rows_per_group > 1;
-        cases.push_back({op, dtype, cols, plan.kernels[0].Strategy()});
+        cases.push_back(OpCase(op, dtype, 20011, cols, 100 + cols, limits));
       }
     }
   }
   // The cases cover what they claim: most lengths packed, most covering several rows.
   EXPECT_GT(packed, 6 * 3 * 20);
   EXPECT_GT(several_rows, 6 * 3 * 30);
-  const std::vector<std::string> results = RunChecksInParallel(static_cast<int>(cases.size()), [&](int i) {
-    const Case& c = cases[i];
-    return Check(SweepRowGraph(c.op, c.dtype, 20011, c.cols), cache, 100 + c.cols, limits);
-  });
-  for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    EXPECT_EQ(results[i], "") << RowOpName(c.op) << " " << DTypeName(c.dtype) << " [20011, " << c.cols
-                              << "]: " << c.strategy;
-  }
+  ExpectEveryCaseMatches(cases, limits);
 }
 
 // A single row, a few rows in one partly filled warp, and a warp and one row.
 TEST_F(RowGpuTest, FewRowsMatchTheReference) {
-  KernelCache cache({.use_disk = false});
   const DeviceLimits limits = DeviceLimitsOf(device().info());
+  std::vector<RowCase> cases;
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16}) {
       for (int64_t cols : {1, 2, 3, 8, 13, 33}) {
-        for (int64_t rows : {1, 5, 33}) {
-          EXPECT_EQ(Check(SweepRowGraph(op, dtype, rows, cols), cache, 7, limits), "")
-              << RowOpName(op) << " " << DTypeName(dtype) << " [" << rows << ", " << cols << "]";
-        }
+        for (int64_t rows : {1, 5, 33}) cases.push_back(OpCase(op, dtype, rows, cols, 7, limits));
       }
     }
   }
+  ExpectEveryCaseMatches(cases, limits);
 }
 
 // The sweep's short-row cliff, on the device's own limits at the most rows a
 // group covers, with millions of rows (smaller than the sweep's so that the
 // reference stays quick).
 TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
-  KernelCache cache({.use_disk = false});
   const DeviceLimits limits = DeviceLimitsOf(device().info());
-  struct Case {
+  struct Shape {
     RowOp op;
     DType dtype;
     int64_t rows, cols;
   };
-  for (const Case& c : {Case{RowOp::kSoftmax, DType::kF32, 4194319, 1}, Case{RowOp::kLayerNorm, DType::kBF16, 4194319, 1},
-                        Case{RowOp::kSum, DType::kF32, 2097169, 2}, Case{RowOp::kRmsNorm, DType::kF32, 2097169, 2},
-                        Case{RowOp::kSoftmax, DType::kF32, 1398107, 3}, Case{RowOp::kLogSumExp, DType::kF32, 262147, 32},
-                        Case{RowOp::kSum, DType::kBF16, 254201, 33}, Case{RowOp::kLogSumExp, DType::kF16, 254201, 33},
-                        Case{RowOp::kLayerNorm, DType::kF32, 254201, 33}, Case{RowOp::kMax, DType::kF32, 254201, 33}}) {
-    const Graph graph = SweepRowGraph(c.op, c.dtype, c.rows, c.cols);
+  std::vector<RowCase> cases;
+  for (const Shape& c :
+       {Shape{RowOp::kSoftmax, DType::kF32, 4194319, 1}, Shape{RowOp::kLayerNorm, DType::kBF16, 4194319, 1},
+        Shape{RowOp::kSum, DType::kF32, 2097169, 2}, Shape{RowOp::kRmsNorm, DType::kF32, 2097169, 2},
+        Shape{RowOp::kSoftmax, DType::kF32, 1398107, 3}, Shape{RowOp::kLogSumExp, DType::kF32, 262147, 32},
+        Shape{RowOp::kSum, DType::kBF16, 254201, 33}, Shape{RowOp::kLogSumExp, DType::kF16, 254201, 33},
+        Shape{RowOp::kLayerNorm, DType::kF32, 254201, 33}, Shape{RowOp::kMax, DType::kF32, 254201, 33}}) {
     Plan plan;
-    const RowSchedule& row = Schedule(graph, limits, plan);
-    EXPECT_GT(row.rows_per_group, 1) << plan.kernels[0].Strategy();
-    EXPECT_EQ(Check(graph, cache, 3, limits), "")
-        << RowOpName(c.op) << " " << DTypeName(c.dtype) << " [" << c.rows << ", " << c.cols << "]: "
+    EXPECT_GT(Schedule(SweepRowGraph(c.op, c.dtype, c.rows, c.cols), limits, plan).rows_per_group, 1)
         << plan.kernels[0].Strategy();
+    cases.push_back(OpCase(c.op, c.dtype, c.rows, c.cols, 3, limits));
   }
+  ExpectEveryCaseMatches(cases, limits);
 }
 
 // Rows whose length is not a multiple of the vector width: every residue
@@ -123,18 +128,14 @@ TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
 // first vector), in every float type and sweep op, on the device's own
 // limits (a block per row).
 TEST_F(RowGpuTest, UnalignedRowsOfEveryOpMatchTheReference) {
-  KernelCache cache({.use_disk = false});
   const DeviceLimits limits = DeviceLimitsOf(device().info());
+  std::vector<RowCase> cases;
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
-      for (int64_t cols = 4089; cols <= 4099; ++cols) {
-        const Graph graph = SweepRowGraph(op, dtype, 37, cols);
-        EXPECT_EQ(Check(graph, cache, 200 + cols, limits), "")
-            << RowOpName(op) << " " << DTypeName(dtype) << " [37, " << cols << "]: "
-            << PlanFusion(graph, limits)->kernels[0].Strategy();
-      }
+      for (int64_t cols = 4089; cols <= 4099; ++cols) cases.push_back(OpCase(op, dtype, 37, cols, 200 + cols, limits));
     }
   }
+  ExpectEveryCaseMatches(cases, limits);
 }
 
 // Unaligned rows under every strategy: a warp per row (odd lengths up to
@@ -142,41 +143,41 @@ TEST_F(RowGpuTest, UnalignedRowsOfEveryOpMatchTheReference) {
 // and looped, where each block's segment has its own ends), and lengths
 // shorter than two vectors; primes and vocabulary sizes among them.
 TEST_F(RowGpuTest, UnalignedRowsOfEveryStrategyMatchTheReference) {
-  KernelCache cache({.use_disk = false});
   const DeviceLimits limits = DeviceLimitsOf(device().info());
-  struct Case {
+  struct Shape {
     int64_t rows, cols;
   };
-  for (const Case& c : {Case{67, 9}, Case{67, 15}, Case{67, 41}, Case{67, 257}, Case{67, 999}, Case{67, 1021},
-                        Case{67, 1025}, Case{37, 2053}, Case{37, 4093}, Case{37, 4095}, Case{37, 4097},
-                        Case{19, 8191}, Case{11, 32749}, Case{7, 50257}, Case{5, 65521}, Case{3, 128255},
-                        Case{2, 131071}, Case{1, 262139}}) {
+  std::vector<RowCase> cases;
+  for (const Shape& c : {Shape{67, 9}, Shape{67, 15}, Shape{67, 41}, Shape{67, 257}, Shape{67, 999}, Shape{67, 1021},
+                         Shape{67, 1025}, Shape{37, 2053}, Shape{37, 4093}, Shape{37, 4095}, Shape{37, 4097},
+                         Shape{19, 8191}, Shape{11, 32749}, Shape{7, 50257}, Shape{5, 65521}, Shape{3, 128255},
+                         Shape{2, 131071}, Shape{1, 262139}}) {
     for (RowOp op : {RowOp::kSum, RowOp::kSoftmax, RowOp::kLayerNorm, RowOp::kRmsNorm}) {
       for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
-        const Graph graph = SweepRowGraph(op, dtype, c.rows, c.cols);
-        EXPECT_EQ(Check(graph, cache, 17 + c.cols, limits), "")
-            << RowOpName(op) << " " << DTypeName(dtype) << " [" << c.rows << ", " << c.cols << "]: "
-            << PlanFusion(graph, limits)->kernels[0].Strategy();
+        cases.push_back(OpCase(op, dtype, c.rows, c.cols, 17 + c.cols, limits));
       }
     }
   }
+  ExpectEveryCaseMatches(cases, limits);
 }
 
 // Fused epilogues, a second full-shape input and output, a column bias of
 // another type than the rows, and a row output beside a full one, on
 // unaligned rows of each strategy.
 TEST_F(RowGpuTest, UnalignedRowsWithEpiloguesAndOperandsMatchTheReference) {
-  KernelCache cache({.use_disk = false});
   const DeviceLimits limits = DeviceLimitsOf(device().info());
+  std::vector<RowCase> cases;
   for (int64_t cols : {33, 1023, 4093, 4097, 50257}) {
     const int64_t rows = cols > 10000 ? 5 : 41;
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
       for (const Graph& graph : {ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
-        EXPECT_EQ(Check(graph, cache, 5 + cols, limits), "")
-            << graph.node(graph.outputs()[0]).name << " " << DTypeName(dtype) << " [" << rows << ", " << cols << "]";
+        cases.push_back({graph, static_cast<uint64_t>(5 + cols),
+                         absl::StrCat(graph.node(graph.outputs()[0]).name, " ", DTypeName(dtype), " [", rows, ", ",
+                                      cols, "]")});
       }
     }
   }
+  ExpectEveryCaseMatches(cases, limits);
 }
 
 }  // namespace
