@@ -214,8 +214,11 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
 
   const Kernel f32 = PlanBoth(*MatmulRelu(DType::kF32, 4096, 4096, 4096)).fused.kernels[0];
   EXPECT_EQ(f32.matmul().tier, MatmulTier::kFfma);
-  EXPECT_EQ(f32.Strategy(), "FFMA, 128x128x8 tiles, 2 stages");
+  EXPECT_EQ(f32.Strategy(), "FFMA, 128x128x8 tiles, 3 stages");
   EXPECT_THAT(f32.matmul().reason, HasSubstr("exact fp32 rather than tf32"));
+  // Rows that are not 16-byte aligned cannot be cp.async copies: two stages through registers.
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kF32, 300, 301, 200)).fused.kernels[0].Strategy(),
+            "FFMA, 128x128x8 tiles, 2 stages");
 
   // Rows of 20 bf16 (40 bytes) are not 16-byte aligned: TMA cannot read them.
   const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
