@@ -55,39 +55,50 @@ struct CheckCounts {
   int unfused_kernels = 0;
 };
 
+// How CheckAgainstReference runs a graph:
+//   limits: plan for these rather than the device's own;
+//   counts: where to add the kernels run;
+//   matmul_config: run every matmul kernel of both plans with this config;
+//   reference_graph: what the reference evaluates instead of the graph (same
+//     inputs and outputs, e.g. with fp32 intermediates);
+//   plan: plan options (tf32), which come with their tolerance;
+//   fused_only: leave the unfused plan out, e.g. where matmul_config is a
+//     candidate of the fused plan's matmul, which the unfused one may not fit.
+struct CheckOptions {
+  std::optional<DeviceLimits> limits;
+  CheckCounts* counts = nullptr;
+  std::optional<MatmulConfig> matmul_config;
+  const Graph* reference_graph = nullptr;
+  PlanOptions plan;
+  bool fused_only = false;
+};
+
 // Empty when every output of both plans matches the reference; otherwise one
-// line per mismatch or error. `matmul_config`, when set, runs every matmul
-// kernel of both plans with that config. `reference_graph`, when set, is what
-// the reference evaluates instead of `graph` (same inputs and outputs, e.g.
-// with fp32 intermediates). `plan_options` (tf32) come with their tolerance.
-// `fused_only`: the unfused plan is left out, e.g. where `matmul_config` is
-// a candidate of the fused plan's matmul, which the unfused one may not fit.
+// line per mismatch or error.
 inline std::string CheckAgainstReference(const Graph& graph, const Device& device, KernelCache& cache,
-                                         uint64_t seed, std::optional<DeviceLimits> limits = std::nullopt,
-                                         CheckCounts* counts = nullptr,
-                                         std::optional<MatmulConfig> matmul_config = std::nullopt,
-                                         const Graph* reference_graph = nullptr, PlanOptions plan_options = {},
-                                         bool fused_only = false) {
+                                         uint64_t seed, const CheckOptions& options = {}) {
   std::vector<HostTensor> inputs;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Node& node = graph.node(graph.inputs()[i]);
     inputs.push_back(RandomTensor(node.dtype, node.shape, seed + i));
   }
   absl::StatusOr<std::vector<HostTensor>> reference =
-      EvaluateReference(reference_graph != nullptr ? *reference_graph : graph, inputs);
+      EvaluateReference(options.reference_graph != nullptr ? *options.reference_graph : graph, inputs);
   if (!reference.ok()) return std::string(reference.status().message());
   std::string failures;
   for (bool fuse : {true, false}) {
-    if (!fuse && fused_only) break;
+    if (!fuse && options.fused_only) break;
     absl::StatusOr<std::unique_ptr<Executable>> exe =
         Executable::Compile(graph, device, cache,
                             {.fuse = fuse,
-                             .plan = plan_options,
-                             .limits = limits,
-                             .matmul_config = matmul_config,
+                             .plan = options.plan,
+                             .limits = options.limits,
+                             .matmul_config = options.matmul_config,
                              .autotune = false});
     if (!exe.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", exe.status().message());
-    if (counts != nullptr) (fuse ? counts->fused_kernels : counts->unfused_kernels) += (*exe)->plan().kernels.size();
+    if (options.counts != nullptr) {
+      (fuse ? options.counts->fused_kernels : options.counts->unfused_kernels) += (*exe)->plan().kernels.size();
+    }
     absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
     if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
     for (size_t j = 0; j < outputs->size(); ++j) {

@@ -22,6 +22,7 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import multiprocessing
+import os
 import pathlib
 import subprocess
 import time
@@ -121,6 +122,10 @@ _gate: GpuMemoryGate | None = None
 def _start_worker(settings: WarmSettings, gate: GpuMemoryGate) -> None:
     global _settings, _gate
     _settings, _gate = settings, gate
+    # The workers already compile side by side; Inductor's own pool of compile processes in each would
+    # oversubscribe the CPUs, and those pools' semaphores outlive the workers (the run's "leaked
+    # semaphore objects" warning at exit). Set before torch is imported, which reads it once.
+    os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
 
 
 def _warm_one(case) -> dict:

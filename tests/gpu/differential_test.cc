@@ -54,8 +54,9 @@ TEST_F(DifferentialGpuTest, RandomGraphsMatchTheReference) {
       WorkerResult result;
       for (int i = w; i < count; i += workers) {
         const std::string failure =
-            CheckAgainstReference(cases[i].graph, device(), cache, 1000 + i, std::nullopt, &result.counts,
-                                  std::nullopt, cases[i].reference ? &*cases[i].reference : nullptr);
+            CheckAgainstReference(cases[i].graph, device(), cache, 1000 + i,
+                                  {.counts = &result.counts,
+                                   .reference_graph = cases[i].reference ? &*cases[i].reference : nullptr});
         if (!failure.empty()) {
           result.failures.push_back(absl::StrCat("graph ", i, " (", FamilyName(cases[i].family), "): ", failure));
         }

@@ -68,7 +68,7 @@ void ExpectCasesMatch(const std::vector<Case>& cases, const Device& device) {
     for (const std::optional<DeviceLimits>& limits :
          {std::optional<DeviceLimits>(), std::optional(WithSms(1)), std::optional(WithSms(100000))}) {
       const std::string where = limits.has_value() ? absl::StrCat(", ", limits->sm_count, " SMs") : "";
-      EXPECT_EQ(CheckAgainstReference(graph, device, cache, 1000 + i, limits), "") << Describe(cases[i]) << where;
+      EXPECT_EQ(CheckAgainstReference(graph, device, cache, 1000 + i, {.limits = limits}), "") << Describe(cases[i]) << where;
     }
     split += SplitOf(graph, WithSms(100000)) > 1;
   }

@@ -22,7 +22,7 @@ class ExecutableGpuTest : public SharedDeviceTest {
  protected:
   static std::string CheckGraph(const Graph& graph, KernelCache& cache, uint64_t seed,
                                 std::optional<DeviceLimits> limits = std::nullopt) {
-    return CheckAgainstReference(graph, device(), cache, seed, limits);
+    return CheckAgainstReference(graph, device(), cache, seed, {.limits = limits});
   }
 };
 

@@ -25,8 +25,8 @@ class MatmulGpuTest : public SharedDeviceTest {
   static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt,
                            PlanOptions options = {}, bool fused_only = false) {
     static KernelCache* cache = new KernelCache({.use_disk = false});
-    return CheckAgainstReference(graph, device(), *cache, seed, std::nullopt, nullptr, config, nullptr, options,
-                                 fused_only);
+    return CheckAgainstReference(graph, device(), *cache, seed,
+                                 {.matmul_config = config, .plan = options, .fused_only = fused_only});
   }
 };
 

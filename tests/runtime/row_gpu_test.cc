@@ -20,8 +20,7 @@ class RowGpuTest : public SharedDeviceTest {
  protected:
   // Fused plan only: the unfused one has no short-row kernel to check.
   static std::string Check(const Graph& graph, KernelCache& cache, uint64_t seed, const DeviceLimits& limits) {
-    return CheckAgainstReference(graph, device(), cache, seed, limits, nullptr, std::nullopt, nullptr, {},
-                                 /*fused_only=*/true);
+    return CheckAgainstReference(graph, device(), cache, seed, {.limits = limits, .fused_only = true});
   }
   // The device's limits as if it had one SM: a lane group keeps its several
   // rows (which the planner gives up where they would leave SMs short of
