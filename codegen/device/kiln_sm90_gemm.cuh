@@ -30,8 +30,10 @@
 // and B must be K-major; for a row-major B the planner swaps the operands and
 // the kernel computes Cᵀ = Bᵀ·Aᵀ (kTransposedOutput), staging it back
 // transposed so C is stored as it is laid out.
-// The epilogue stages each output tile in shared memory as boxes of 128-byte
-// swizzled rows and stores it with TMA, which also clips partial tiles.
+// The epilogue stages each 16-bit (or narrower) output tile in shared memory
+// as boxes of 128-byte swizzled rows and stores it with TMA, which also clips
+// partial tiles; 4-byte outputs go straight from the registers, whose pairs
+// fill whole sectors (StagesOutput in fusion/matmul_schedule.h).
 // (Host passes of nvcc see the declarations; NVRTC has no host pass.)
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
