@@ -35,8 +35,9 @@ bool CostlyToRecompute(OpKind op) {
 }
 
 // What covers one row: a group of lanes of a warp (the whole warp, or part
-// of it for packed rows), a block, or a cluster of blocks.
-enum class Unit { kGroup, kBlock, kCluster };
+// of it for packed rows), a thread (rows staged in shared memory), a block,
+// or a cluster of blocks.
+enum class Unit { kGroup, kThread, kBlock, kCluster };
 
 // Adds two spaces before every line of `code`, pragmas aside.
 std::string Indented(absl::string_view code) {
@@ -63,7 +64,7 @@ class RowEmitter {
   }
   bool Persistent() const {
     return row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kPackedPersistent ||
-           row_.strategy == RowStrategy::kBlockPersistent || row_.strategy == RowStrategy::kClusterPersistent;
+           row_.strategy == RowStrategy::kStagedPersistent || row_.strategy == RowStrategy::kBlockPersistent || row_.strategy == RowStrategy::kClusterPersistent;
   }
   std::string ExternalLoad(NodeId operand, NodeId consumer);
   // An operand that varies along the row only, the same for every row (a
@@ -96,6 +97,9 @@ class RowEmitter {
   // segment and its first vector); for lane groups, row `p` of the group.
   std::string RowLines(absl::string_view indent) const;
   std::string UnitReduce(absl::string_view op, absl::string_view value) const;
+  // Where a full-shape input or output lives for the row kernel: in global
+  // memory, or in the block's staged span (kiln_stage_<name>, from tile_base).
+  std::string Base(absl::string_view name) const;
   std::string UnitOnline(absl::string_view value) const;
 
   const Graph& graph_;
@@ -202,15 +206,24 @@ std::vector<NodeId> RowEmitter::ChooseHeldValues(const std::vector<NodeId>& full
   return held;
 }
 
+std::string RowEmitter::Base(absl::string_view name) const {
+  if (unit_ == Unit::kThread) return absl::StrCat("kiln_stage_", name, " + (g - tile_base)");
+  return absl::StrCat(name, " + g");
+}
+
 std::string RowEmitter::LoadAt(NodeId input, absl::string_view g) const {
   const std::string name = signature_.InputName(input);
   const std::string type = StorageType(graph_.node(input).dtype);
+  if (unit_ == Unit::kThread) {
+    return absl::StrCat("kiln_load_vec<", type, ", kV>(kiln_stage_", name, " + (", g, " - tile_base))");
+  }
   return absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + ", g, ")");
 }
 
 std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value) const {
   switch (unit_) {
     case Unit::kGroup: return absl::StrCat("kiln_group_reduce<", op, ", kLanes>(", value, ")");
+    case Unit::kThread: return std::string(value);
     case Unit::kBlock: return absl::StrCat("kiln_block_reduce<", op, ">(", value, ", kiln_scratch)");
     case Unit::kCluster:
       return absl::StrCat("kiln_cluster_reduce<", op, ", ", row_.cluster_blocks, ">(kiln_block_reduce<", op,
@@ -222,6 +235,7 @@ std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value
 std::string RowEmitter::UnitOnline(absl::string_view value) const {
   switch (unit_) {
     case Unit::kGroup: return absl::StrCat("kiln_group_online<kLanes>(", value, ")");
+    case Unit::kThread: return std::string(value);
     case Unit::kBlock: return absl::StrCat("kiln_block_online(", value, ", kiln_scratch)");
     case Unit::kCluster:
       return absl::StrCat("kiln_cluster_online<", row_.cluster_blocks, ">(kiln_block_online(", value,
@@ -262,8 +276,8 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
                     "  const long long i = g + j;\n", indent, "  (void)i;\n", element, indent, "}\n");
     for (NodeId output : vector_outputs) {
       const std::string name = signature_.OutputName(output);
-      absl::StrAppend(&body_, indent, "kiln_store_vec<", StorageType(graph_.node(output).dtype), ", kV>(", name,
-                      " + g, y_", name, ");\n");
+      absl::StrAppend(&body_, indent, "kiln_store_vec<", StorageType(graph_.node(output).dtype), ", kV>(",
+                      Base(name), ", y_", name, ");\n");
     }
     return absl::OkStatus();
   };
@@ -431,7 +445,11 @@ void RowEmitter::EmitRowReciprocals() {
 
 std::string RowEmitter::RowLines(absl::string_view indent) const {
   std::string code;
-  if (unit_ == Unit::kGroup) {
+  if (unit_ == Unit::kThread) {
+    absl::StrAppend(&code, indent, "const long long row_raw = tile_row + static_cast<long long>(p) * kBlockThreads + threadIdx.x;\n",
+                    indent, "const bool row_live = row_raw < kRows;\n", indent,
+                    "const long long row = row_live ? row_raw : kRows - 1;\n");
+  } else if (unit_ == Unit::kGroup) {
     // Rows past the end (in the last warp) repeat the last row, so that every
     // lane takes part in the shuffles; only their stores are skipped.
     absl::StrAppend(&code, indent, "const long long row_raw = first_row + static_cast<long long>(p) * (32 / kLanes);\n",
@@ -473,11 +491,14 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   }
   program_ = std::make_unique<ElementProgram>(
       graph_, kernel_.nodes, [this](NodeId operand, NodeId consumer) { return ExternalLoad(operand, consumer); });
+  const bool staged = row_.strategy == RowStrategy::kStagedPersistent;
   const bool grouped =
       row_.strategy == RowStrategy::kWarpPersistent || row_.strategy == RowStrategy::kPackedPersistent;
-  unit_ = grouped ? Unit::kGroup : row_.cluster_blocks > 1 ? Unit::kCluster : Unit::kBlock;
-  const int lanes = grouped ? row_.lanes_per_row : row_.threads;
-  const int group_rows = grouped ? row_.rows_per_group : 1;
+  // Either way a thread covers several rows in turn, each `row_live` or a repeat of the last row.
+  const bool rows_in_turn = grouped || staged;
+  unit_ = staged ? Unit::kThread : grouped ? Unit::kGroup : row_.cluster_blocks > 1 ? Unit::kCluster : Unit::kBlock;
+  const int lanes = staged ? 1 : grouped ? row_.lanes_per_row : row_.threads;
+  const int group_rows = rows_in_turn ? row_.rows_per_group : 1;
   if (grouped) row_slot_ = "[p]";
   std::vector<NodeId> full_outputs;
   std::vector<NodeId> row_outputs;
@@ -494,7 +515,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // warp's loads are aligned vectors over one contiguous span.
   vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
   const bool packed = row_.strategy == RowStrategy::kPackedPersistent;
-  while (vec_ > 1 && (vec_ > cols || (packed && cols % vec_ != 0))) vec_ /= 2;
+  while (vec_ > 1 && (vec_ > cols || (packed && cols % vec_ != 0) || staged)) vec_ /= 2;
   aligned_ = cols % vec_ == 0;
   // Cluster blocks split the row on vector boundaries.
   const int64_t chunk = AlignUp(CeilDiv(cols, row_.cluster_blocks), vec_);
@@ -502,7 +523,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   slots_ = static_cast<int>(CeilDiv(chunk / vec_, int64_t{lanes}));
   exact_ = aligned_ && chunk * row_.cluster_blocks == cols && chunk == int64_t{slots_} * lanes * vec_;
   if (Persistent() && !full_outputs.empty() && !row_.stages.empty()) held_values_ = ChooseHeldValues(full_outputs);
-  const int block = grouped ? 32 * RowSchedule::kWarpsPerBlock : lanes;
+  const int block = staged ? row_.threads : grouped ? 32 * RowSchedule::kWarpsPerBlock : lanes;
 
   absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block, ") ");
   if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
@@ -524,6 +545,31 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
                       "                              (threadIdx.x & 31) / kLanes;\n",
                       "  const long long col_begin = 0;\n  const long long col_end = kCols;\n");
       break;
+    case Unit::kThread: {
+      // Block b stages rows [b, b + 1) * kTileRows, contiguous in memory and
+      // 16-byte aligned (kTileRows * kCols is a multiple of 16 elements), then
+      // thread t covers rows t, t + kBlockThreads, ... of them in turn.
+      absl::StrAppend(&body_, "  constexpr int kBlockThreads = ", row_.threads, ";\n  constexpr int kGroupRows = ", group_rows,
+                      ";\n  constexpr long long kTileRows = static_cast<long long>(kBlockThreads) * kGroupRows;\n",
+                      "  const int lane = 0;\n",
+                      "  const long long tile_row = static_cast<long long>(blockIdx.x) * kTileRows;\n",
+                      "  const long long tile_base = tile_row * kCols;\n",
+                      "  const long long tile_count = (kRows - tile_row < kTileRows ? kRows - tile_row : kTileRows) * kCols;\n",
+                      "  const long long col_begin = 0;\n  const long long col_end = kCols;\n");
+      std::vector<std::pair<std::string, DType>> spans;
+      for (NodeId input : row_.pass_inputs.front()) spans.push_back({signature_.InputName(input), graph_.node(input).dtype});
+      for (NodeId out : full_outputs) spans.push_back({signature_.OutputName(out), graph_.node(out).dtype});
+      for (const auto& [name, dtype] : spans) {
+        absl::StrAppend(&body_, "  __shared__ __align__(16) ", StorageType(dtype), " kiln_stage_", name,
+                        "[kTileRows * kCols];\n");
+      }
+      for (NodeId input : row_.pass_inputs.front()) {
+        const std::string name = signature_.InputName(input);
+        absl::StrAppend(&body_, "  kiln_stage_load(kiln_stage_", name, ", ", name, " + tile_base, tile_count);\n");
+      }
+      absl::StrAppend(&body_, "  kiln_stage_wait();\n");
+      break;
+    }
     case Unit::kBlock:
       absl::StrAppend(&body_, "  const long long first_row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
                       "  const long long col_begin = 0;\n  const long long col_end = kCols;\n",
@@ -539,15 +585,15 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       break;
   }
   absl::StrAppend(&body_, "  (void)kRows;\n");
-  if (!grouped) absl::StrAppend(&body_, RowLines("  "));
+  if (!rows_in_turn) absl::StrAppend(&body_, RowLines("  "));
 
   // A lane group loads all its rows before it computes any, so each thread
   // has every row's loads in flight at once.
+  std::string loads;
   if (Persistent()) {
-    std::string loads;
     for (NodeId input : row_.pass_inputs.front()) {
       const std::string name = signature_.InputName(input);
-      absl::StrAppend(&body_, "  KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
+      absl::StrAppend(staged ? &loads : &body_, "  KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
                       grouped ? "[kGroupRows]" : "", "[kSlots];\n");
       absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
                       "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
@@ -561,12 +607,15 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     if (grouped) {
       absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
                       Indented(loads), "  }\n");
-    } else {
+    } else if (!staged) {
       absl::StrAppend(&body_, loads);
     }
   }
   std::string unit_body;
   std::swap(body_, unit_body);  // what follows is emitted once per row of the unit
+  // A staged row is read from shared memory as its thread comes to it, so
+  // only one row's values take registers.
+  if (staged) std::swap(body_, loads);
   for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs[stage];
     if (absl::Status s = EmitStage(row_.stages[stage], inputs, stage + 1 == row_.stages.size()); !s.ok()) {
@@ -588,18 +637,18 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       return absl::OkStatus();
     };
     // The output pass has no shuffles: a repeated row skips it whole.
-    if (grouped) absl::StrAppend(&body_, "  if (row_live) {\n");
+    if (rows_in_turn) absl::StrAppend(&body_, "  if (row_live) {\n");
     std::string pass;
     std::swap(body_, pass);
     if (absl::Status s = EmitElementLoop(inputs, per_element, full_outputs, Persistent()); !s.ok()) return s;
     std::swap(body_, pass);
-    absl::StrAppend(&body_, grouped ? Indented(pass) : pass);
-    if (grouped) absl::StrAppend(&body_, "  }\n");
+    absl::StrAppend(&body_, rows_in_turn ? Indented(pass) : pass);
+    if (rows_in_turn) absl::StrAppend(&body_, "  }\n");
   }
   if (!row_outputs.empty()) {
     if (absl::Status s = program_->Emit(row_outputs, row_known_, body_, "  "); !s.ok()) return s;
     absl::StrAppend(&body_, unit_ == Unit::kCluster ? "  if (lane == 0 && kiln_cluster_rank() == 0) {\n"
-                            : grouped              ? "  if (lane == 0 && row_live) {\n"
+                            : rows_in_turn         ? "  if (lane == 0 && row_live) {\n"
                                                    : "  if (lane == 0) {\n");
     for (NodeId out : row_outputs) {
       absl::StrAppend(&body_, "    ", signature_.OutputName(out), "[row] = ",
@@ -611,6 +660,13 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   if (grouped) {
     absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
                     Indented(unit_body), "  }\n");
+  } else if (staged) {
+    absl::StrAppend(&body_, "#pragma unroll 1\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
+                    Indented(unit_body), "  }\n");
+    for (NodeId out : full_outputs) {
+      const std::string name = signature_.OutputName(out);
+      absl::StrAppend(&body_, "  kiln_stage_store(", name, " + tile_base, kiln_stage_", name, ", tile_count);\n");
+    }
   } else {
     absl::StrAppend(&body_, unit_body);
   }
@@ -621,9 +677,10 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   generated.body = std::move(body_);
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;
-  const int64_t rows_per_block = int64_t{RowSchedule::kWarpsPerBlock} * (32 / lanes) * group_rows;
-  absl::StatusOr<unsigned> grid =
-      LaunchGrid(kernel_.name, grouped ? CeilDiv(row_.rows, rows_per_block) : row_.rows * row_.cluster_blocks);
+  const int64_t rows_per_block = staged ? int64_t{row_.threads} * group_rows
+                                        : int64_t{RowSchedule::kWarpsPerBlock} * (32 / lanes) * group_rows;
+  absl::StatusOr<unsigned> grid = LaunchGrid(
+      kernel_.name, rows_in_turn ? CeilDiv(row_.rows, rows_per_block) : row_.rows * row_.cluster_blocks);
   if (!grid.ok()) return grid.status();
   generated.launch.grid = *grid;
   return generated;

@@ -38,6 +38,7 @@ enum class RowStrategy {
   kNone,
   kWarpPersistent,     // one warp per row, the row held in registers
   kPackedPersistent,   // several short rows per warp: a group of lanes per row, the row held in registers
+  kStagedPersistent,   // short rows no vector fits: a block's rows staged in shared memory, a thread per row
   kBlockPersistent,    // one block per row, the row held in registers
   kClusterPersistent,  // split: a cluster of blocks per row, the row held across them
   kLooped,             // one block per row, tiles re-read for each pass

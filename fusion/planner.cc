@@ -39,6 +39,7 @@ absl::string_view RowStrategyName(RowStrategy strategy) {
     case RowStrategy::kNone: return "none";
     case RowStrategy::kWarpPersistent: return "persistent (warp per row)";
     case RowStrategy::kPackedPersistent: return "persistent (rows packed in warps)";
+    case RowStrategy::kStagedPersistent: return "persistent (rows staged in shared memory)";
     case RowStrategy::kBlockPersistent: return "persistent (block per row)";
     case RowStrategy::kClusterPersistent: return "split (cluster per row, persistent)";
     case RowStrategy::kLooped: return "looped";
@@ -85,7 +86,9 @@ std::string Kernel::Strategy() const {
         absl::StrAppend(&s, ", ", r.lanes_per_row, r.lanes_per_row == 1 ? " lane" : " lanes", " per row");
       }
       const int rows_per_warp = r.lanes_per_row > 0 ? 32 / r.lanes_per_row * r.rows_per_group : 1;
-      if (rows_per_warp > 1) absl::StrAppend(&s, ", ", rows_per_warp, " rows per warp");
+      if (r.strategy == RowStrategy::kStagedPersistent) {
+        absl::StrAppend(&s, ", ", r.threads * r.rows_per_group, " rows per block");
+      } else if (rows_per_warp > 1) absl::StrAppend(&s, ", ", rows_per_warp, " rows per warp");
       if (r.cluster_blocks > 1) absl::StrAppend(&s, " x", r.cluster_blocks);
       if (r.online_softmax) absl::StrAppend(&s, ", online softmax");
       if (r.passes > 1) absl::StrAppend(&s, ", ", r.passes, " passes");

@@ -31,6 +31,17 @@ constexpr int64_t kPackedRowVectors = 16;
 // a third of what the H200's HBM latency needs: 0.19 of the copy rate.
 constexpr int64_t kBytesInFlightPerThread = 32;
 constexpr int kMaxRowsPerGroup = 16;
+// Staged rows: rows of at most this many elements (and values a thread holds)
+// that no vector fits go a thread each, from a block's span of rows staged in
+// shared memory. A lane group per row of 33 (no vector divides it) was a warp
+// with a lane a value: sum [2033601, 33] bf16 ran at 0.04 of the copy rate.
+constexpr int64_t kStagedRowLimit = 64;
+// Shared memory a block stages (its rows' full-shape inputs and outputs):
+// under the 48 KiB of static shared memory, and five blocks an SM keep about
+// 100 KiB of copies in flight.
+constexpr int64_t kStagedBytes = 40 * 1024;
+constexpr int kStagedThreads = 256;
+constexpr int kMaxStagedRowsPerThread = 32;
 constexpr int kWarpsPerSm = 64;  // resident threads of an sm_80/sm_90 SM, in warps
 
 int PowerOfTwoAtLeast(int64_t v) { return static_cast<int>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(v, 1)))); }
@@ -73,6 +84,11 @@ class RowScheduler {
   // loads cover one contiguous span. `what` names what fits ("row of 3 f32
   // = 12 B"); `held` says the row stays in registers for a later pass.
   void ScheduleWarpRows(RowSchedule& s, const std::string& what, bool held) const;
+  // Short rows that lane groups of whole vectors fit badly (rows of 33, of 3
+  // f32 on 4 lanes, of 1 bf16 at 2 bytes a lane): a block stages a
+  // contiguous span of rows in shared memory with 16-byte copies and a
+  // thread reduces each row. False where the rows do not qualify.
+  bool ScheduleStagedRows(RowSchedule& s, const std::string& what) const;
 
   const Graph& graph_;
   const Group& group_;
@@ -153,7 +169,48 @@ std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId
   return ordered;
 }
 
+bool RowScheduler::ScheduleStagedRows(RowSchedule& s, const std::string& what) const {
+  const int64_t length = s.row_length;
+  const int vector = AlignedVector(length, element_bytes_);
+  const int64_t vectors = length / vector;
+  const bool lanes_fit = vector * element_bytes_ >= 4 && vectors <= kPackedRowVectors && std::has_single_bit(static_cast<uint64_t>(vectors));
+  // A thread reads its row's element s as the warp's other threads read theirs,
+  // a row apart: rows of a multiple of 4 elements would meet in a bank 4 or more ways.
+  if (lanes_fit || length > kStagedRowLimit || length % 4 == 0) return false;
+  int64_t full_inputs = 0;
+  int64_t row_bytes = 0;
+  for (NodeId input : inputs_) {
+    if (!IsFull(input)) continue;
+    ++full_inputs;
+    row_bytes += length * DTypeSize(graph_.node(input).dtype);
+  }
+  for (NodeId out : outputs_) {
+    if (IsFull(out)) row_bytes += length * DTypeSize(graph_.node(out).dtype);
+  }
+  if (std::max<int64_t>(full_inputs, 1) * length > kStagedRowLimit) return false;
+  const int64_t fit_rows = kStagedBytes / row_bytes;
+  if (fit_rows < 32) return false;
+  s.strategy = RowStrategy::kStagedPersistent;
+  s.lanes_per_row = 1;
+  s.threads = static_cast<int>(std::min<int64_t>(kStagedThreads, fit_rows / 32 * 32));
+  int group_rows = 1;
+  while (group_rows < kMaxStagedRowsPerThread && int64_t{s.threads} * group_rows * 2 <= fit_rows) group_rows *= 2;
+  // Larger spans must not leave SMs with fewer than four blocks.
+  while (group_rows > 1 && CeilDiv(s.rows, int64_t{s.threads} * group_rows) < int64_t{limits_.sm_count} * 4) {
+    group_rows /= 2;
+  }
+  s.rows_per_group = group_rows;
+  s.values_per_thread = static_cast<int>(length * group_rows);
+  const int64_t span_rows = int64_t{s.threads} * group_rows;
+  s.reason = absl::StrCat(what, ": no vector both divides the row and fills a lane's load, so a block stages ",
+                          span_rows, " rows (", Bytes(span_rows * row_bytes),
+                          ") in shared memory with 16-byte copies and each of its ", s.threads,
+                          " threads reduces ", group_rows == 1 ? "a row" : absl::StrCat(group_rows, " rows in turn"));
+  return true;
+}
+
 void RowScheduler::ScheduleWarpRows(RowSchedule& s, const std::string& what, bool held) const {
+  if (ScheduleStagedRows(s, what)) return;
   const int64_t length = s.row_length;
   const int64_t vectors = length / AlignedVector(length, element_bytes_);
   const bool packed = vectors <= kPackedRowVectors;

@@ -145,6 +145,44 @@ __device__ __forceinline__ KilnVec<T, N> kiln_load_cols(const T* __restrict__ p,
   return lo;
 }
 
+// ---- staged rows: a block copies a contiguous span of a tensor between
+// global and shared memory in 16-byte vectors, whatever the rows' length ----
+// Starts copying src[0, count) to dst (both 16-byte aligned); kiln_stage_wait
+// finishes every copy of the block. cp.async keeps all of a thread's copies
+// in flight at once without registers to land them in.
+template <typename T>
+__device__ __forceinline__ void kiln_stage_load(T* dst, const T* __restrict__ src, long long count) {
+  constexpr int kE = 16 / sizeof(T);
+  const long long vectors = count / kE;
+  for (long long k = threadIdx.x; k < vectors; k += blockDim.x) {
+#if __CUDA_ARCH__ >= 800
+    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst + k * kE));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src + k * kE) : "memory");
+#else
+    *reinterpret_cast<uint4*>(dst + k * kE) = *reinterpret_cast<const uint4*>(src + k * kE);
+#endif
+  }
+  for (long long k = vectors * kE + threadIdx.x; k < count; k += blockDim.x) dst[k] = src[k];
+}
+__device__ __forceinline__ void kiln_stage_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  __syncthreads();
+}
+// Copies src[0, count) in shared memory to dst once every thread of the
+// block has written its part.
+template <typename T>
+__device__ __forceinline__ void kiln_stage_store(T* __restrict__ dst, const T* src, long long count) {
+  constexpr int kE = 16 / sizeof(T);
+  const long long vectors = count / kE;
+  __syncthreads();
+  for (long long k = threadIdx.x; k < vectors; k += blockDim.x) {
+    *reinterpret_cast<uint4*>(dst + k * kE) = *reinterpret_cast<const uint4*>(src + k * kE);
+  }
+  for (long long k = vectors * kE + threadIdx.x; k < count; k += blockDim.x) dst[k] = src[k];
+}
+
 // ---- reductions: a combine rule and its identity ----
 struct KilnSum {
   static __device__ __forceinline__ float identity() { return 0.0f; }

@@ -125,19 +125,86 @@ TEST(RowEmitterTest, SixteenBitOutputsRoundOnceInTheStore) {
 // kGroupRows rows before computing any, and rows past the end (the last
 // warp's) repeat the last row with their stores skipped.
 TEST(RowEmitterTest, PackedRowsReduceWithinTheirLaneGroup) {
-  const GeneratedKernel kernel = RowKernel(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 22369621, 3));
+  const GeneratedKernel kernel = RowKernel(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 5592405, 12));
   EXPECT_THAT(kernel.body, HasSubstr("constexpr int kThreads = 4;"));
-  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kGroupRows = 8;"));
-  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kV = 1;"));
+  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kGroupRows = 4;"));
+  EXPECT_THAT(kernel.body, HasSubstr("constexpr int kV = 4;"));
   EXPECT_THAT(kernel.body, HasSubstr("h_in0[p][s] = kiln_load_vec<float, kV>(in0 + g);"));
   EXPECT_THAT(kernel.body, HasSubstr("kiln_group_reduce<KilnMax, kLanes>(acc"));
   EXPECT_THAT(kernel.body, HasSubstr("kiln_group_reduce<KilnSum, kLanes>(acc"));
   EXPECT_THAT(kernel.body, HasSubstr("const long long row = row_live ? row_raw : kRows - 1;"));
   EXPECT_THAT(kernel.body, HasSubstr("if (row_live) {"));
   EXPECT_THAT(kernel.body, Not(HasSubstr("return;")));
-  // 64 rows a warp, 8 warps a block.
+  // 32 rows a warp, 8 warps a block.
   EXPECT_EQ(kernel.launch.block, 256u);
-  EXPECT_EQ(kernel.launch.grid, (22369621u + 511) / 512);
+  EXPECT_EQ(kernel.launch.grid, (5592405u + 255) / 256);
+}
+
+// Staged rows: the block's span of rows goes to shared memory and back as
+// 16-byte copies, each thread reads its rows there one at a time (no lane
+// groups, no shuffles), and rows past the end repeat the last row with
+// their stores skipped.
+TEST(RowEmitterTest, StagedRowsReduceAThreadARowFromSharedMemory) {
+  const GeneratedKernel kernel = RowKernel(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 22369621, 3));
+  for (const char* line : {"constexpr int kV = 1;", "constexpr int kSlots = 3;", "constexpr int kBlockThreads = 256;",
+                           "constexpr int kGroupRows = 4;",
+                           "__shared__ __align__(16) float kiln_stage_in0[kTileRows * kCols];",
+                           "__shared__ __align__(16) float kiln_stage_out0[kTileRows * kCols];",
+                           "kiln_stage_load(kiln_stage_in0, in0 + tile_base, tile_count);\n  kiln_stage_wait();",
+                           "#pragma unroll 1\n  for (int p = 0; p < kGroupRows; ++p) {",
+                           "h_in0[s] = kiln_load_vec<float, kV>(kiln_stage_in0 + (g - tile_base));",
+                           "kiln_store_vec<float, kV>(kiln_stage_out0 + (g - tile_base), y_out0);",
+                           "const long long row = row_live ? row_raw : kRows - 1;", "if (row_live) {",
+                           "kiln_stage_store(out0 + tile_base, kiln_stage_out0, tile_count);\n}"}) {
+    EXPECT_THAT(kernel.body, HasSubstr(line));
+  }
+  EXPECT_THAT(kernel.body, Not(HasSubstr("kiln_group_")));
+  EXPECT_THAT(kernel.body, Not(HasSubstr("in0 + g")));
+  EXPECT_THAT(kernel.body, Not(HasSubstr("return;")));
+  EXPECT_EQ(kernel.launch.block, 256u);
+  EXPECT_EQ(kernel.launch.grid, (22369621u + 1023) / 1024);
+  // A row output is written straight from the thread; 16-bit rows of 33.
+  const GeneratedKernel sum = RowKernel(SweepRowGraph(RowOp::kSum, DType::kBF16, 2033601, 33));
+  EXPECT_THAT(sum.body, HasSubstr("__shared__ __align__(16) unsigned short kiln_stage_in0[kTileRows * kCols];"));
+  EXPECT_THAT(sum.body, HasSubstr("if (lane == 0 && row_live) {\n      out0[row] = "));
+  EXPECT_THAT(sum.body, Not(HasSubstr("kiln_stage_store")));
+  EXPECT_EQ(sum.launch.grid, (2033601u + 511) / 512);
+  // A layernorm's weight and bias are read from global memory, the same
+  // column by every thread of a warp at once.
+  const GeneratedKernel norm = RowKernel(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 67108864, 1));
+  EXPECT_THAT(norm.body, HasSubstr("constexpr int kGroupRows = 32;"));
+  EXPECT_THAT(norm.body, HasSubstr("c_in1 = kiln_load_vec<unsigned short, kV>(in1 + (g - row_base));"));
+  EXPECT_THAT(norm.body, HasSubstr("kiln_stage_load(kiln_stage_in0, in0 + tile_base, tile_count);"));
+  EXPECT_THAT(norm.body, Not(HasSubstr("kiln_stage_in1")));
+}
+
+// Every sweep op and the epilogue graphs (residual, weight, bias, an f32
+// column bias beside 16-bit rows, a second row output) on the lengths that
+// are staged compile with NVRTC for sm_90a in every float type.
+TEST(RowEmitterTest, StagedRowKernelsOfEveryOpCompile) {
+  const DeviceLimits limits;
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+    for (int64_t cols : {1, 3, 5, 6, 33, 45, 63}) {
+      std::vector<std::pair<std::string, Graph>> graphs;
+      for (RowOp op : kRowOps) graphs.push_back({RowOpName(op), SweepRowGraph(op, dtype, 100003, cols)});
+      graphs.push_back({"residual norm silu", ResidualNormSilu(dtype, 100003, cols)});
+      graphs.push_back({"biased softmax", BiasedSoftmaxWithLogSumExp(dtype, 100003, cols)});
+      for (const auto& [name, graph] : graphs) {
+        SCOPED_TRACE(absl::StrCat(name, " ", DTypeName(dtype), " ", cols));
+        absl::StatusOr<Plan> plan = PlanFusion(graph, limits);
+        ASSERT_TRUE(plan.ok()) << plan.status();
+        // f32 rows of 1 load a whole 4-byte element a lane and stay packed;
+        // the residual's two full inputs of 33 and more exceed 64 values a thread.
+        const bool staged = !(cols == 1 && dtype == DType::kF32) && !(name == "residual norm silu" && cols > 32);
+        bool has_staged = false;
+        for (const Kernel& k : plan->kernels) {
+          has_staged |= k.kind == KernelKind::kRowReduction && k.row().strategy == RowStrategy::kStagedPersistent;
+        }
+        EXPECT_EQ(has_staged, staged);
+        if (staged) EXPECT_THAT(RowKernelBody(graph), HasSubstr("kiln_stage_wait();"));
+      }
+    }
+  }
 }
 
 TEST(RowEmitterTest, PackedRowsReadVectorsThatDivideTheRow) {
@@ -160,7 +227,7 @@ TEST(RowEmitterTest, PackedRowsReadVectorsThatDivideTheRow) {
 TEST(RowEmitterTest, ShortRowKernelsOfEveryOpCompile) {
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
-      for (int64_t cols : {1, 3, 16, 33}) {
+      for (int64_t cols : {2, 4, 16, 48}) {
         SCOPED_TRACE(absl::StrCat(RowOpName(op), " ", DTypeName(dtype), " ", cols));
         EXPECT_THAT(RowKernelBody(SweepRowGraph(op, dtype, 100003, cols)), HasSubstr("kiln_group_"));
       }
@@ -172,7 +239,7 @@ TEST(RowEmitterTest, ShortRowKernelsOfEveryOpCompile) {
 // strategy, and its epilogue graphs, compile with NVRTC for sm_90a with
 // their ends a lane an element.
 TEST(RowEmitterTest, UnalignedKernelsOfEveryStrategyCompile) {
-  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{67, 41}, {67, 1021}, {37, 4097}, {7, 50257}, {1, 262139}}) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{67, 67}, {67, 1021}, {37, 4097}, {7, 50257}, {1, 262139}}) {
     for (DType dtype : {DType::kF32, DType::kBF16}) {
       SCOPED_TRACE(absl::StrCat(DTypeName(dtype), " [", rows, ", ", cols, "]"));
       for (const Graph& graph : {SweepRowGraph(RowOp::kSoftmax, dtype, rows, cols),

@@ -131,22 +131,10 @@ TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
        "persistent (rows packed in warps), 1 lane per row, 128 rows per warp",
        "row of 2 f32 = 8 B fits 1 lane: 32 rows side by side in a warp, each lane group covering 4 rows in turn "
        "(32 bytes in flight a thread), one pass"},
-      {RowOp::kSoftmax, DType::kF32, 22369621, 3, RowStrategy::kPackedPersistent, 4, 8,
-       "persistent (rows packed in warps), 4 lanes per row, 64 rows per warp",
-       "row of 3 f32 = 12 B fits 4 lanes' registers: 8 rows side by side in a warp, each lane group covering 8 "
-       "rows in turn (32 bytes in flight a thread)"},
       {RowOp::kLogSumExp, DType::kF32, 2097152, 32, RowStrategy::kPackedPersistent, 8, 2,
        "persistent (rows packed in warps), 8 lanes per row, 8 rows per warp",
        "row of 32 f32 = 128 B fits 8 lanes' registers: 4 rows side by side in a warp, each lane group covering 2 "
        "rows in turn (32 bytes in flight a thread)"},
-      {RowOp::kSum, DType::kBF16, 2033601, 33, RowStrategy::kWarpPersistent, 32, 8,
-       "persistent (warp per row), 8 rows per warp",
-       "row of 33 f32 = 132 B fits one warp: a warp per row, each warp covering 8 rows in turn (32 bytes in flight "
-       "a thread), one pass"},
-      {RowOp::kLayerNorm, DType::kF32, 2033601, 33, RowStrategy::kWarpPersistent, 32, 4,
-       "persistent (warp per row), 4 rows per warp",
-       "row of 33 f32 = 132 B fits one warp's registers: a warp per row, each warp covering 4 rows in turn (32 "
-       "bytes in flight a thread)"},
       // A bf16 row of 16 is two vectors of 8: 2 lanes, 16 rows side by side.
       {RowOp::kRmsNorm, DType::kBF16, 4194304, 16, RowStrategy::kPackedPersistent, 2, 2,
        "persistent (rows packed in warps), 2 lanes per row, 32 rows per warp",
@@ -174,13 +162,100 @@ TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
 }
 
 // Expect fewer rows a group where more would leave SMs short of warps: 4096
-// rows of 3 fill 512 warps of 4-lane groups at one row a group, already below
-// the 8448 warps that fill 132 SMs.
+// rows of 4 f32 fill 128 warps at one row a group, already below the 8448
+// warps that fill 132 SMs.
 TEST(RowScheduleTest, FewShortRowsKeepOneRowAGroup) {
-  const Plan plan = Fused(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 4096, 3));
+  const Plan plan = Fused(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 4096, 4));
   ASSERT_EQ(plan.kernels.size(), 1u);
   EXPECT_EQ(plan.kernels[0].row().rows_per_group, 1);
-  EXPECT_EQ(plan.kernels[0].Strategy(), "persistent (rows packed in warps), 4 lanes per row, 8 rows per warp");
+  EXPECT_EQ(plan.kernels[0].Strategy(), "persistent (rows packed in warps), 1 lane per row, 32 rows per warp");
+}
+
+// Short rows that no vector fits (odd lengths, rows of 3 f32 on 4 lanes, 2-byte
+// loads of bf16 rows of 1) are staged: a block copies its rows' contiguous
+// span into shared memory as 16-byte vectors and a thread reduces each row.
+// The span holds 40 KiB of inputs and full-shape outputs at most, and shrinks
+// where fewer than four blocks an SM would remain. The first five are the
+// sweep's cliffs on the H200.
+TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
+  struct Case {
+    RowOp op;
+    DType dtype;
+    int64_t rows, cols;
+    int threads, rows_per_group;
+    std::string text, reason;
+  };
+  const Case cases[] = {
+      {RowOp::kSum, DType::kBF16, 2033601, 33, 256, 2, "persistent (rows staged in shared memory), 512 rows per block",
+       "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 512 rows "
+       "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn, one pass"},
+      {RowOp::kLogSumExp, DType::kF16, 2033601, 33, 256, 2,
+       "persistent (rows staged in shared memory), 512 rows per block",
+       "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 512 rows "
+       "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn"},
+      // Input and output: 264 B a row, 155 rows in 40 KiB, so 128 threads a row each.
+      {RowOp::kLayerNorm, DType::kF32, 2033601, 33, 128, 1,
+       "persistent (rows staged in shared memory), 128 rows per block",
+       "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 128 rows "
+       "(33 KiB) in shared memory with 16-byte copies and each of its 128 threads reduces a row"},
+      {RowOp::kLayerNorm, DType::kBF16, 67108864, 1, 256, 32,
+       "persistent (rows staged in shared memory), 8192 rows per block",
+       "row of 1 f32 = 4 B: no vector both divides the row and fills a lane's load, so a block stages 8192 rows "
+       "(32 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 32 rows in turn"},
+      {RowOp::kSoftmax, DType::kF32, 22369621, 3, 256, 4,
+       "persistent (rows staged in shared memory), 1024 rows per block",
+       "row of 3 f32 = 12 B: no vector both divides the row and fills a lane's load, so a block stages 1024 rows "
+       "(24 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 4 rows in turn"},
+      // 16 blocks of 256 rows already leave SMs idle: a row a thread.
+      {RowOp::kSoftmax, DType::kF32, 4096, 3, 256, 1, "persistent (rows staged in shared memory), 256 rows per block",
+       "row of 3 f32 = 12 B: no vector both divides the row and fills a lane's load, so a block stages 256 rows "
+       "(6 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces a row"},
+      // 63 f32 in and out: 504 B a row, 81 rows in 40 KiB, so blocks of 64 threads.
+      {RowOp::kRmsNorm, DType::kF32, 1000000, 63, 64, 1,
+       "persistent (rows staged in shared memory), 64 rows per block",
+       "row of 63 f32 = 252 B: no vector both divides the row and fills a lane's load, so a block stages 64 rows "
+       "(32256 B) in shared memory with 16-byte copies and each of its 64 threads reduces a row"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat(RowOpName(c.op), " ", c.rows, "x", c.cols));
+    const Plan plan = Fused(SweepRowGraph(c.op, c.dtype, c.rows, c.cols));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    const Kernel& k = plan.kernels[0];
+    const RowSchedule& row = k.row();
+    EXPECT_EQ(row.strategy, RowStrategy::kStagedPersistent);
+    EXPECT_EQ(row.lanes_per_row, 1);
+    EXPECT_EQ(row.threads, c.threads);
+    EXPECT_EQ(row.rows_per_group, c.rows_per_group);
+    EXPECT_EQ(k.Strategy(), c.text);
+    EXPECT_EQ(k.Reason(), c.reason);
+  }
+}
+
+// Rows that lanes of whole vectors fit keep their lane groups, and so do
+// short rows whose length is a multiple of 4 (a thread a row would meet its
+// neighbours in one shared-memory bank), rows longer than 64 and rows whose
+// inputs hold more than 64 values a thread.
+TEST(RowScheduleTest, RowsThatVectorsFitAreNotStaged) {
+  struct Case {
+    RowOp op;
+    DType dtype;
+    int64_t rows, cols;
+    RowStrategy strategy;
+  };
+  const Case cases[] = {
+      {RowOp::kSoftmax, DType::kF32, 67108864, 1, RowStrategy::kPackedPersistent},
+      {RowOp::kSum, DType::kF32, 33554432, 2, RowStrategy::kPackedPersistent},
+      {RowOp::kSum, DType::kBF16, 33554432, 2, RowStrategy::kPackedPersistent},
+      {RowOp::kSoftmax, DType::kF32, 1000000, 12, RowStrategy::kPackedPersistent},
+      {RowOp::kSum, DType::kF32, 1000000, 65, RowStrategy::kWarpPersistent},
+      {RowOp::kSum, DType::kF32, 1000000, 48, RowStrategy::kPackedPersistent},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat(RowOpName(c.op), " ", c.rows, "x", c.cols));
+    const Plan plan = Fused(SweepRowGraph(c.op, c.dtype, c.rows, c.cols));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    EXPECT_EQ(plan.kernels[0].row().strategy, c.strategy);
+  }
 }
 
 }  // namespace

@@ -58,28 +58,32 @@ class RowGpuTest : public SharedDeviceTest {
   }
 };
 
-// Every length from 1 to 40 (the primes, the powers of two and their
+// Every length from 1 to 64 (the primes, the powers of two and their
 // neighbours among them) in every float type: lane groups of 1 to 16 lanes,
-// vectors of 1 to 8 elements, and a warp per row past 16 vectors. 20011 rows
+// vectors of 1 to 8 elements, a warp per row past 16 vectors, and rows
+// staged in shared memory a thread each where no vector fits. 20011 rows
 // (a prime) leave the last warp and block partly filled.
 TEST_F(RowGpuTest, ShortRowsOfEveryOpMatchTheReference) {
   const DeviceLimits limits = OneSm();
   std::vector<RowCase> cases;
-  int packed = 0, several_rows = 0;
+  int packed = 0, staged = 0, several_rows = 0;
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
-      for (int64_t cols = 1; cols <= 40; ++cols) {
+      for (int64_t cols = 1; cols <= 64; ++cols) {
         Plan plan;
         const RowSchedule& row = Schedule(SweepRowGraph(op, dtype, 20011, cols), limits, plan);
         packed += row.strategy == RowStrategy::kPackedPersistent;
+        staged += row.strategy == RowStrategy::kStagedPersistent;
         several_rows += row.rows_per_group > 1;
         cases.push_back(OpCase(op, dtype, 20011, cols, 100 + cols, limits));
       }
     }
   }
-  // The cases cover what they claim: most lengths packed, most covering several rows.
-  EXPECT_GT(packed, 6 * 3 * 20);
-  EXPECT_GT(several_rows, 6 * 3 * 30);
+  // The cases cover what they claim: lengths a vector fits packed, the others
+  // (odd, and twice an odd number from 6) staged, many covering several rows.
+  EXPECT_GT(packed, 6 * 3 * 12);
+  EXPECT_GT(staged, 6 * 3 * 30);
+  EXPECT_GT(several_rows, 6 * 3 * 8);
   ExpectEveryCaseMatches(cases, limits);
 }
 
@@ -89,7 +93,7 @@ TEST_F(RowGpuTest, FewRowsMatchTheReference) {
   std::vector<RowCase> cases;
   for (RowOp op : kRowOps) {
     for (DType dtype : {DType::kF32, DType::kBF16}) {
-      for (int64_t cols : {1, 2, 3, 8, 13, 33}) {
+      for (int64_t cols : {1, 2, 3, 8, 13, 33, 63}) {
         for (int64_t rows : {1, 5, 33}) cases.push_back(OpCase(op, dtype, rows, cols, 7, limits));
       }
     }
@@ -113,9 +117,11 @@ TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
         Shape{RowOp::kSum, DType::kF32, 2097169, 2}, Shape{RowOp::kRmsNorm, DType::kF32, 2097169, 2},
         Shape{RowOp::kSoftmax, DType::kF32, 1398107, 3}, Shape{RowOp::kLogSumExp, DType::kF32, 262147, 32},
         Shape{RowOp::kSum, DType::kBF16, 254201, 33}, Shape{RowOp::kLogSumExp, DType::kF16, 254201, 33},
-        Shape{RowOp::kLayerNorm, DType::kF32, 254201, 33}, Shape{RowOp::kMax, DType::kF32, 254201, 33}}) {
+        Shape{RowOp::kLayerNorm, DType::kF32, 254201, 33}, Shape{RowOp::kMax, DType::kF32, 254201, 33},
+        Shape{RowOp::kRmsNorm, DType::kBF16, 1000003, 5}, Shape{RowOp::kSoftmax, DType::kF16, 300007, 63}}) {
     Plan plan;
-    EXPECT_GT(Schedule(SweepRowGraph(c.op, c.dtype, c.rows, c.cols), limits, plan).rows_per_group, 1)
+    const RowSchedule& row = Schedule(SweepRowGraph(c.op, c.dtype, c.rows, c.cols), limits, plan);
+    EXPECT_TRUE(row.rows_per_group > 1 || row.strategy == RowStrategy::kStagedPersistent)
         << plan.kernels[0].Strategy();
     cases.push_back(OpCase(c.op, c.dtype, c.rows, c.cols, 3, limits));
   }
@@ -166,8 +172,10 @@ TEST_F(RowGpuTest, UnalignedRowsOfEveryStrategyMatchTheReference) {
 TEST_F(RowGpuTest, UnalignedRowsWithEpiloguesAndOperandsMatchTheReference) {
   const DeviceLimits limits = DeviceLimitsOf(device().info());
   std::vector<RowCase> cases;
-  for (int64_t cols : {33, 1023, 4093, 4097, 50257}) {
-    const int64_t rows = cols > 10000 ? 5 : 41;
+  // Rows of 1 to 63 are staged in shared memory (the residual's two inputs
+  // of 33 and more are not); 20011 rows leave the last block's span partial.
+  for (int64_t cols : {1, 2, 3, 5, 6, 17, 31, 33, 45, 63, 1023, 4093, 4097, 50257}) {
+    const int64_t rows = cols > 10000 ? 5 : cols < 64 ? 20011 : 41;
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
       for (const Graph& graph : {ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
         cases.push_back({graph, static_cast<uint64_t>(5 + cols),
