@@ -63,6 +63,13 @@ __device__ __forceinline__ KilnChunk kiln_chunk_load(const void* p) {
   const uint4 v = *static_cast<const uint4*>(p);
   return {{v.x, v.y, v.z, v.w}};
 }
+// Words 2h and 2h + 1 of the chunk at p, one 8-byte load (the other two
+// words are left unset: callers read only these).
+__device__ __forceinline__ void kiln_chunk_load_half(const void* p, int h, KilnChunk& c) {
+  const uint2 v = static_cast<const uint2*>(p)[h];
+  c.w[2 * h] = v.x;
+  c.w[2 * h + 1] = v.y;
+}
 __device__ __forceinline__ void kiln_chunk_store_shared(void* p, const KilnChunk& c) {
   *static_cast<uint4*>(p) = make_uint4(c.w[0], c.w[1], c.w[2], c.w[3]);
 }
@@ -345,8 +352,12 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
     // boundaries: each word of the vector is then one byte permute of two
     // chunk words (kiln_sheared_column), else the columns of both
     // micro-tiles are funnel-shifted by first_c. Consecutive threads take
-    // consecutive p (kSlots of them a chunk column, so each quarter-warp's
-    // shared loads stay in distinct banks).
+    // consecutive p (kSlots of them a chunk column). Column i reads only word
+    // i * kBytes / 4 of each row, so an item moves its columns in two halves,
+    // each from 8-byte halves of the 2 kV chunks: 8 words of 2 kV rows held at
+    // once, not 16 (16-bit tiles on 4093x8191 took 94 registers, five blocks
+    // an SM, and f32 56, four; now 76 and 42, six and five). The 8-byte loads
+    // of p and p + 8 share banks, a 2-way conflict the shared pipe absorbs.
     constexpr int kSlots = kiln_power_of_two_at_least(kMicroRows);
     constexpr int kMicro = kSlots * L::kChunks;
     constexpr int kSteps = (kMicro + Shape::kThreads - 1) / Shape::kThreads;
@@ -358,35 +369,38 @@ __device__ __forceinline__ void kiln_tile_store(B* __restrict__ out, long long o
       const int m = threadIdx.x + u * Shape::kThreads;
       const int p = m % kSlots + 1, mc = m / kSlots;
       if (m >= kMicro || p > kMicroRows || mc * kV >= cols || (p - 1) * kV >= rows) continue;
-      KilnChunk above[kV], below[kV];
 #pragma unroll
-      for (int j = 0; j < kV; ++j) {
-        above[j] = kiln_chunk_load(tile + L::chunk((p - 1) * kV + j, mc));
-        below[j] = kiln_chunk_load(tile + L::chunk(p * kV + j, mc));
-      }
+      for (int h = 0; h < 2; ++h) {
+        KilnChunk above[kV], below[kV];
 #pragma unroll
-      for (int i = 0; i < kV; ++i) {
-        const int c = mc * kV + i;
-        if (c >= cols) continue;
-        const long long base = out_at + c * Shape::kOutColStride;  // tile row 0 of output row c
-        const int first = (first0 - i * kStride) & (kV - 1);
-        const int r = first + (p - 1) * kV;
-        KilnChunk vector;
-        if constexpr (Shape::kAlignedBatches) {
-          vector = kiln_sheared_column<kBytes>(above, below, i, first);
-        } else {
-          vector = kiln_chunk_funnel(kiln_micro_column<kBytes>(above, i), kiln_micro_column<kBytes>(below, i),
-                                     first * kBytes);
+        for (int j = 0; j < kV; ++j) {
+          kiln_chunk_load_half(tile + L::chunk((p - 1) * kV + j, mc), h, above[j]);
+          kiln_chunk_load_half(tile + L::chunk(p * kV + j, mc), h, below[j]);
         }
-        if (r + kV <= rows) {
-          kiln_chunk_store_global(out + base + r, vector);
-        } else if (r < rows) {
-          kiln_store_span_edge<B, kV>(out, base + r, base - r0, base + rows_left, vector);
-        }
-        if (p == 1 && r0 == 0 && first > 0) {
-          kiln_chunk_store_clipped<B, kV>(
-              out, base + first - kV, base, base + rows_left,
-              kiln_chunk_funnel(KilnChunk{}, kiln_micro_column<kBytes>(above, i), first * kBytes));
+#pragma unroll
+        for (int i = h * kV / 2; i < (h + 1) * kV / 2; ++i) {
+          const int c = mc * kV + i;
+          if (c >= cols) continue;
+          const long long base = out_at + c * Shape::kOutColStride;  // tile row 0 of output row c
+          const int first = (first0 - i * kStride) & (kV - 1);
+          const int r = first + (p - 1) * kV;
+          KilnChunk vector;
+          if constexpr (Shape::kAlignedBatches) {
+            vector = kiln_sheared_column<kBytes>(above, below, i, first);
+          } else {
+            vector = kiln_chunk_funnel(kiln_micro_column<kBytes>(above, i), kiln_micro_column<kBytes>(below, i),
+                                       first * kBytes);
+          }
+          if (r + kV <= rows) {
+            kiln_chunk_store_global(out + base + r, vector);
+          } else if (r < rows) {
+            kiln_store_span_edge<B, kV>(out, base + r, base - r0, base + rows_left, vector);
+          }
+          if (p == 1 && r0 == 0 && first > 0) {
+            kiln_chunk_store_clipped<B, kV>(
+                out, base + first - kV, base, base + rows_left,
+                kiln_chunk_funnel(KilnChunk{}, kiln_micro_column<kBytes>(above, i), first * kBytes));
+          }
         }
       }
     }

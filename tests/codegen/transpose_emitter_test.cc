@@ -74,7 +74,10 @@ TEST(TransposeEmitterTest, EveryCaseCompilesInEveryFloatType) {
 
 TEST(TransposeEmitterTest, IntegerAndBoolTransposesCompile) {
   for (DType dtype : {DType::kI32, DType::kBool}) {
-    for (const Case& c : {Case{{33, 65}, {1, 0}}, Case{{3, 17, 5}, {1, 0, 2}}, Case{{64, 32, 3}, {2, 0, 1}}}) {
+    // The last three write straddling rows over several tiles, with batches
+    // on vector boundaries and off them.
+    for (const Case& c : {Case{{33, 65}, {1, 0}}, Case{{3, 17, 5}, {1, 0, 2}}, Case{{64, 32, 3}, {2, 0, 1}},
+                          Case{{333, 257}, {1, 0}}, Case{{4093, 8191}, {1, 0}}, Case{{3, 333, 777}, {0, 2, 1}}}) {
       SCOPED_TRACE(absl::StrCat(DTypeName(dtype), DimsString(c.dims), " perm ", DimsString(c.perm)));
       ExpectCompiles(TransposeGraph(dtype, c.dims, c.perm));
     }

@@ -134,6 +134,33 @@ TEST_F(TransposeGpuTest, LargeOddShapes) {
   }
 }
 
+// Straddling writes move each column's vectors in two halves of the chunk
+// words (kiln_tile_store): every residue of the output row's length modulo
+// a vector (16 for bool) over several row tiles, reads straddling too, in
+// every element size, with batches on vector boundaries (2-D) and off them
+// (3-D), so every column of both halves starts at every lead.
+TEST_F(TransposeGpuTest, StraddlingWritesAtEveryResidue) {
+  KernelCache cache({.use_disk = false});
+  struct Check {
+    DType dtype;
+    Dims dims;
+    std::vector<int64_t> perm;
+  };
+  std::vector<Check> checks;
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kBool}) {
+    for (int64_t rows = 241; rows <= 256; ++rows) {
+      checks.push_back({dtype, {rows, 131}, {1, 0}});
+      checks.push_back({dtype, {3, rows, 67}, {0, 2, 1}});
+    }
+  }
+  const std::vector<std::string> failures = RunChecksInParallel(static_cast<int>(checks.size()), [&](int i) {
+    const Check& c = checks[i];
+    const std::string mismatch = ExactMismatches(Transposes(c.dtype, c.dims, {c.perm}), cache, 42 + i);
+    return mismatch.empty() ? mismatch : absl::StrCat(DTypeName(c.dtype), DimsString(c.dims), ": ", mismatch);
+  });
+  for (const std::string& failure : failures) EXPECT_EQ(failure, "");
+}
+
 TEST_F(TransposeGpuTest, IntegerAndBoolTransposes) {
   KernelCache cache({.use_disk = false});
   for (DType dtype : {DType::kI32, DType::kBool}) {
@@ -142,6 +169,8 @@ TEST_F(TransposeGpuTest, IntegerAndBoolTransposes) {
     ExpectExact(dtype, {2, 64, 8, 129}, {{0, 2, 1, 3}, {0, 2, 3, 1}}, cache);
     ExpectExact(dtype, {333, 257}, {{1, 0}}, cache);
     ExpectExact(dtype, {256, 512}, {{1, 0}}, cache);
+    ExpectExact(dtype, {4093, 8191}, {{1, 0}}, cache);
+    ExpectExact(dtype, {64, 333, 777}, {{0, 2, 1}}, cache);
   }
 }
 
