@@ -1,6 +1,7 @@
 #include "codegen/pointwise_emitter.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_types.h"
@@ -40,16 +41,31 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   // last dim is broadcast (a column [rows, 1]) one element: loaded once per
   // vector with the streamed ones rather than once per element (16 scalar
   // loads a vector for a row and a column put 4-input bf16 pointwise at
-  // 0.82 of copy). Needs every vector inside one row of the last dim.
+  // 0.82 of copy). Where the last dim is no multiple of kV but at least kV
+  // long, a vector spans at most two of its rows: each vector finds its
+  // column once (col[u], an int), a row's elements are the aligned vectors
+  // covering them and a column's the two rows' elements (each element's
+  // index took a 64-bit modulo and a scalar load: 8191x8191 f16 ran at 0.67
+  // of copy, 4096x4096 at 0.82). Shorter rows stay element by element.
+  const int64_t cols = shape.empty() ? 1 : shape.back();
+  const bool straddling = cols % vec != 0;
+  const bool per_element = straddling && (cols < vec || cols > std::numeric_limits<int32_t>::max());
   std::vector<NodeId> row_inputs, splat_inputs;
   for (NodeId input : kernel.inputs) {
     const Node& node = graph.node(input);
-    if (node.shape == shape || IsComputedSource(node) || shape.empty() || shape.back() % vec != 0) continue;
+    if (node.shape == shape || IsComputedSource(node) || shape.empty() || per_element) continue;
     const int64_t last_stride = BroadcastStrides(node.shape, shape).back();
     if (last_stride == 1) row_inputs.push_back(input);
     if (last_stride == 0) splat_inputs.push_back(input);
   }
   const std::string vector_start = "(v * kV)";
+  // A vector of an operand of `dtype` as 32-bit words (kV elements are 4,
+  // 8, 16 or 32 bytes).
+  auto Words = [&](DType dtype) { return absl::StrCat("KilnVec<unsigned, ", vec * DTypeSize(dtype) / 4, ">"); };
+  const bool finds_columns = straddling && !(row_inputs.empty() && splat_inputs.empty());
+  const std::string cols_literal = absl::StrCat(cols, "LL");
+  // The flat index of the first element of the row after the vector's first.
+  const std::string next_row = absl::StrCat("(v * kV - col[u] + ", cols_literal, ")");
 
   // Element code shared by the vector body and the scalar tail: `mode` picks
   // how streamed inputs are read.
@@ -63,10 +79,17 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
     }
     if (vector_body) {
       for (NodeId input : row_inputs) {
-        known[input] = LoadConversion(graph.node(input).dtype, absl::StrCat("x_", signature.InputName(input), "[u].v[j]"));
+        const std::string name = signature.InputName(input);
+        const std::string stored =
+            straddling ? absl::StrCat("r_", name, ".v[j]") : absl::StrCat("x_", name, "[u].v[j]");
+        known[input] = LoadConversion(graph.node(input).dtype, stored);
       }
       for (NodeId input : splat_inputs) {
-        known[input] = LoadConversion(graph.node(input).dtype, absl::StrCat("s_", signature.InputName(input), "[u]"));
+        const std::string name = signature.InputName(input);
+        const std::string stored =
+            straddling ? absl::StrCat("(col[u] + j < ", cols_literal, " ? s_", name, "[u] : s2_", name, "[u])")
+                       : absl::StrCat("s_", name, "[u]");
+        known[input] = LoadConversion(graph.node(input).dtype, stored);
       }
     }
     ElementProgram program(graph, kernel.nodes, [&](NodeId operand, NodeId) {
@@ -114,16 +137,24 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
       absl::StrAppend(&code, "    KilnVec<", type, ", kV> x_", name, "[kUnroll];\n");
     }
     for (NodeId input : row_inputs) {
-      absl::StrAppend(&code, "    KilnVec<", StorageType(graph.node(input).dtype), ", kV> x_", signature.InputName(input),
-                      "[kUnroll];\n");
+      const std::string name = signature.InputName(input);
+      if (straddling) {
+        absl::StrAppend(&code, "    ", Words(graph.node(input).dtype), " x_", name, "[kUnroll], h_", name,
+                        "[kUnroll];\n    long long g_", name, "[kUnroll];\n");
+      } else {
+        absl::StrAppend(&code, "    KilnVec<", StorageType(graph.node(input).dtype), ", kV> x_", name, "[kUnroll];\n");
+      }
     }
     for (NodeId input : splat_inputs) {
       absl::StrAppend(&code, "    ", StorageType(graph.node(input).dtype), " s_", signature.InputName(input),
-                      "[kUnroll];\n");
+                      "[kUnroll]", straddling ? absl::StrCat(", s2_", signature.InputName(input), "[kUnroll]") : "",
+                      ";\n");
     }
+    if (finds_columns) absl::StrAppend(&code, "    int col[kUnroll];\n");
     // All loads first, so kUnroll vectors per input are in flight at once.
     absl::StrAppend(&code, "#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
                     "      const long long v = v0 + u * stride;\n", check);
+    if (finds_columns) absl::StrAppend(&code, "        col[u] = static_cast<int>((v * kV) % ", cols_literal, ");\n");
     for (NodeId input : streamed) {
       const std::string name = signature.InputName(input);
       absl::StrAppend(&code, "        x_", name, "[u] = kiln_load_vec<", StorageType(graph.node(input).dtype),
@@ -132,17 +163,61 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
     for (NodeId input : row_inputs) {
       const Node& node = graph.node(input);
       const std::string name = signature.InputName(input);
-      absl::StrAppend(&code, "        x_", name, "[u] = kiln_load_vec<", StorageType(node.dtype), ", kV>(", name, " + ",
-                      BroadcastIndex(node.shape, shape, vector_start), ");\n");
+      const std::string start = BroadcastIndex(node.shape, shape, vector_start);
+      if (!straddling) {
+        absl::StrAppend(&code, "        x_", name, "[u] = kiln_load_vec<", StorageType(node.dtype), ", kV>(", name,
+                        " + ", start, ");\n");
+        continue;
+      }
+      // The two aligned vectors covering the kV elements from the vector's
+      // first, as words, shifted where they are used. Only whole vectors of
+      // the operand load here, predicated: as elements (or under a branch)
+      // each was unpacked, and so waited for, before the next vector's loads
+      // issued. The rest is read element by element where it is used.
+      const std::string words = Words(node.dtype);
+      const std::string numel = absl::StrCat(NumElements(node.shape), "LL");
+      absl::StrAppend(&code, "        {\n          const long long g = ", start,
+                      ", a = g & ~static_cast<long long>(kV - 1);\n          g_", name, "[u] = g;\n          x_", name,
+                      "[u] = {};\n          h_", name, "[u] = {};\n");
+      absl::StrAppend(&code, "          if (a + kV <= ", numel, ") x_", name, "[u] = *reinterpret_cast<const ", words,
+                      "*>(", name, " + a);\n");
+      absl::StrAppend(&code, "          if (a + 2 * kV <= ", numel, ") h_", name, "[u] = *reinterpret_cast<const ",
+                      words, "*>(", name, " + a + kV);\n        }\n");
     }
     for (NodeId input : splat_inputs) {
       const Node& node = graph.node(input);
       const std::string name = signature.InputName(input);
       absl::StrAppend(&code, "        s_", name, "[u] = ", name, "[", BroadcastIndex(node.shape, shape, vector_start),
                       "];\n");
+      if (straddling) {
+        absl::StrAppend(&code, "        s2_", name, "[u] = col[u] + kV > ", cols_literal, " ? ", name, "[",
+                        BroadcastIndex(node.shape, shape, next_row), "] : s_", name, "[u];\n");
+      }
     }
     absl::StrAppend(&code, "    }\n#pragma unroll\n    for (int u = 0; u < kUnroll; ++u) {\n",
                     "      const long long v = v0 + u * stride;\n", check);
+    for (NodeId input : row_inputs) {
+      if (!straddling) break;
+      // The kV elements from the vector's first, shifted out of the two
+      // words vectors; element by element where the vector reaches into the
+      // next row (one in cols / kV) or the operand's last partial vector.
+      const Node& node = graph.node(input);
+      const std::string name = signature.InputName(input);
+      const std::string type = StorageType(node.dtype);
+      const std::string vector = absl::StrCat("KilnVec<", type, ", kV>");
+      absl::StrAppend(&code, "      const int m_", name, " = static_cast<int>(g_", name, "[u] & (kV - 1));\n");
+      absl::StrAppend(&code, "      ", vector, " lo_", name, ", hi_", name, ";\n");
+      absl::StrAppend(&code, "      memcpy(&lo_", name, ", &x_", name, "[u], sizeof(lo_", name, "));\n");
+      absl::StrAppend(&code, "      memcpy(&hi_", name, ", &h_", name, "[u], sizeof(hi_", name, "));\n");
+      absl::StrAppend(&code, "      ", vector, " r_", name, " = m_", name, " == 0 ? lo_", name,
+                      " : kiln_shift_dispatch<", type, ", kV, 1>(lo_", name, ", hi_", name, ", m_", name, ");\n");
+      absl::StrAppend(&code, "      if (col[u] + kV > ", cols_literal, " || (g_", name,
+                      "[u] & ~static_cast<long long>(kV - 1)) + 2 * kV > ", NumElements(node.shape), "LL) {\n");
+      absl::StrAppend(&code, "        const long long g1 = ", BroadcastIndex(node.shape, shape, next_row),
+                      " + col[u] - ", cols_literal, ";\n#pragma unroll\n");
+      absl::StrAppend(&code, "        for (int j = 0; j < kV; ++j) r_", name, ".v[j] = ", name, "[(col[u] + j < ",
+                      cols_literal, " ? g_", name, "[u] : g1) + j];\n      }\n");
+    }
     for (NodeId output : kernel.outputs) {
       absl::StrAppend(&code, "      KilnVec<", StorageType(graph.node(output).dtype), ", kV> y_",
                       signature.OutputName(output), ";\n");

@@ -60,13 +60,36 @@ TEST(PointwiseEmitterTest, WholeTilesLoadWithoutBoundsChecks) {
   ExpectCompiles(k);
 }
 
-// A last dim that is no multiple of the vector puts vectors across rows:
-// broadcast operands are read element by element there.
-TEST(PointwiseEmitterTest, OddRowsReadBroadcastsPerElement) {
+// A last dim that is no multiple of the vector puts vectors across two
+// rows: each vector finds its column once, reads a row's elements as the
+// aligned vectors covering them (element by element where it crosses into
+// the next row) and a column's two elements.
+TEST(PointwiseEmitterTest, OddRowsFindTheirColumnOncePerVector) {
   const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 333, 12345));
+  EXPECT_THAT(k.body, HasSubstr("col[u] = static_cast<int>((v * kV) % 12345LL);"));
+  // Whole vectors of the row load as words, predicated, beside the streams...
+  EXPECT_THAT(k.body, HasSubstr("if (a + kV <= 12345LL) x_in1[u] = *reinterpret_cast<const KilnVec<unsigned, 4>*>(in1 "
+                                "+ a);"));
+  EXPECT_THAT(k.body, HasSubstr("if (a + 2 * kV <= 12345LL) h_in1[u] = *reinterpret_cast<const KilnVec<unsigned, 4>*>("
+                                "in1 + a + kV);"));
+  // ...and are shifted where they are used; a vector reaching the next row
+  // or the row's last partial vector reads element by element.
+  EXPECT_THAT(k.body, HasSubstr("kiln_shift_dispatch<unsigned short, kV, 1>(lo_in1, hi_in1, m_in1);"));
+  EXPECT_THAT(k.body, HasSubstr("r_in1.v[j] = in1[(col[u] + j < 12345LL ? g_in1[u] : g1) + j];"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(r_in1.v[j])"));
+  EXPECT_THAT(k.body, HasSubstr("s2_in2[u] = col[u] + kV > 12345LL ? in2[(((v * kV - col[u] + 12345LL) / 12345LL))] "
+                                ": s_in2[u];"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32((col[u] + j < 12345LL ? s_in2[u] : s2_in2[u]))"));
+  ExpectCompiles(k);
+}
+
+// Rows shorter than a vector put a vector across several rows: broadcast
+// operands are read element by element there.
+TEST(PointwiseEmitterTest, RowsShorterThanAVectorReadBroadcastsPerElement) {
+  const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 1000, 3));
+  EXPECT_THAT(k.body, Not(HasSubstr("col[u]")));
   EXPECT_THAT(k.body, Not(HasSubstr("x_in1[u]")));
-  EXPECT_THAT(k.body, Not(HasSubstr("s_in2[u]")));
-  EXPECT_THAT(k.body, HasSubstr("in1[((i % 12345LL))]"));
+  EXPECT_THAT(k.body, HasSubstr("in1[((i % 3LL))]"));
   ExpectCompiles(k);
 }
 
@@ -74,17 +97,19 @@ TEST(PointwiseEmitterTest, OddRowsReadBroadcastsPerElement) {
 // one element): every variant compiles in every float type.
 TEST(PointwiseEmitterTest, EveryBroadcastVariantCompiles) {
   for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
-    SCOPED_TRACE(DTypeName(dtype));
-    GraphBuilder g;
-    Value x = g.Input("x", dtype, {4, 24, 64});
-    Value plane = g.Input("plane", dtype, {24, 64});
-    Value row = g.Input("row", dtype, {4, 1, 64});
-    Value column = g.Input("column", dtype, {4, 24, 1});
-    Value scalar = g.Input("scalar", dtype, {1});
-    const GeneratedKernel k = EmitOnly(*g.Build({(x * plane + row + column + scalar).Named("y")}));
-    EXPECT_THAT(k.body, HasSubstr("s_in4[u] = in4[0LL];"));
-    EXPECT_THAT(k.body, HasSubstr("x_in2[u] = kiln_load_vec<"));
-    ExpectCompiles(k);
+    for (const Dims& dims : {Dims{4, 24, 64}, Dims{3, 7, 9}, Dims{4, 5, 1001}}) {
+      SCOPED_TRACE(absl::StrCat(DTypeName(dtype), DimsString(dims)));
+      GraphBuilder g;
+      Value x = g.Input("x", dtype, dims);
+      Value plane = g.Input("plane", dtype, {dims[1], dims[2]});
+      Value row = g.Input("row", dtype, {dims[0], 1, dims[2]});
+      Value column = g.Input("column", dtype, {dims[0], dims[1], 1});
+      Value scalar = g.Input("scalar", dtype, {1});
+      const GeneratedKernel k = EmitOnly(*g.Build({(x * plane + row + column + scalar).Named("y")}));
+      EXPECT_THAT(k.body, HasSubstr("s_in4[u] = in4[0LL];"));
+      EXPECT_THAT(k.body, HasSubstr(dims[2] % 8 == 0 ? "x_in2[u] = kiln_load_vec<" : "h_in2[u] = *reinterpret_cast<"));
+      ExpectCompiles(k);
+    }
   }
 }
 
