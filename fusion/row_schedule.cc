@@ -173,7 +173,8 @@ bool RowScheduler::ScheduleStagedRows(RowSchedule& s, const std::string& what) c
   const int64_t length = s.row_length;
   const int vector = AlignedVector(length, element_bytes_);
   const int64_t vectors = length / vector;
-  const bool lanes_fit = vector * element_bytes_ >= 4 && vectors <= kPackedRowVectors && std::has_single_bit(static_cast<uint64_t>(vectors));
+  const bool lanes_fit = vector * element_bytes_ >= 4 && vectors <= kPackedRowVectors &&
+                         std::has_single_bit(static_cast<uint64_t>(vectors));
   // A thread reads its row's element s as the warp's other threads read theirs,
   // a row apart: rows of a multiple of 4 elements would meet in a bank 4 or more ways.
   if (lanes_fit || length > kStagedRowLimit || length % 4 == 0) return false;
