@@ -41,12 +41,21 @@ TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
       {"f32 unaligned rows (FFMA, registers)", *MatmulRelu(DType::kF32, 70, 131, 45)},
   };
   const DeviceLimits limits = DeviceLimitsOf(device().info());
+  struct Case {
+    const Graph* graph;
+    MatmulConfig config;
+    std::string label;
+  };
+  std::vector<Case> cases;
   for (const auto& [name, graph] : graphs) {
     const Plan plan = *PlanFusion(graph, limits);
     for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul(), limits)) {
-      EXPECT_EQ(Check(graph, 11, config), "") << name << " " << config.ToString();
+      cases.push_back({&graph, config, absl::StrCat(name, " ", config.ToString())});
     }
   }
+  const std::vector<std::string> results = RunChecksInParallel(
+      static_cast<int>(cases.size()), [&](int i) { return Check(*cases[i].graph, 11, cases[i].config); });
+  for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(results[i], "") << cases[i].label;
 }
 
 // x [m,k] times w [k,n], each stored as given or transposed.
@@ -186,10 +195,13 @@ TEST_F(MatmulGpuTest, Tf32ProductsMatchTheReference) {
 
 TEST_F(MatmulGpuTest, HundredRandomProductsMatchTheReference) {
   std::mt19937_64 rng(1122026);
-  for (int i = 0; i < 100; ++i) {
-    const Graph graph = RandomMatmul(rng);
-    const Node& out = graph.node(graph.outputs()[0]);
-    EXPECT_EQ(Check(graph, 500 + i), "") << "graph " << i << " " << DTypeName(out.dtype) << DimsString(out.shape);
+  std::vector<Graph> graphs;
+  for (int i = 0; i < 100; ++i) graphs.push_back(RandomMatmul(rng));
+  const std::vector<std::string> results =
+      RunChecksInParallel(static_cast<int>(graphs.size()), [&](int i) { return Check(graphs[i], 500 + i); });
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const Node& out = graphs[i].node(graphs[i].outputs()[0]);
+    EXPECT_EQ(results[i], "") << "graph " << i << " " << DTypeName(out.dtype) << DimsString(out.shape);
   }
 }
 

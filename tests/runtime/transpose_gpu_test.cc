@@ -63,61 +63,78 @@ class TransposeGpuTest : public SharedDeviceTest {
     return *b.Build(outputs);
   }
 
-  static void ExpectExact(DType dtype, const Dims& dims, const Perms& perms, KernelCache& cache) {
-    EXPECT_EQ(ExactMismatches(Transposes(dtype, dims, perms), cache, 42), "")
-        << DTypeName(dtype) << DimsString(dims);
+  struct Case {
+    DType dtype;
+    Dims dims;
+    Perms perms;
+  };
+  // Checks every case exactly, their compiles and reference runs overlapping
+  // on a pool of threads.
+  static void ExpectEveryCaseExact(const std::vector<Case>& cases) {
+    KernelCache cache({.use_disk = false});
+    const std::vector<std::string> failures = RunChecksInParallel(static_cast<int>(cases.size()), [&](int i) {
+      return ExactMismatches(Transposes(cases[i].dtype, cases[i].dims, cases[i].perms), cache, 42 + i);
+    });
+    for (size_t i = 0; i < cases.size(); ++i) {
+      EXPECT_EQ(failures[i], "") << DTypeName(cases[i].dtype) << DimsString(cases[i].dims);
+    }
   }
 };
 
 constexpr DType kFloats[] = {DType::kF32, DType::kBF16, DType::kF16};
 
 TEST_F(TransposeGpuTest, TwoDimsOfEveryOddAndEvenSize) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   const std::vector<Dims> shapes = {{1, 1},     {1, 4097}, {3, 1},      {31, 33},   {33, 31},   {1000, 3},
                                     {3, 1000},  {64, 64},  {4097, 33},  {1000, 1000}, {4093, 257}, {2048, 4096}};
   for (DType dtype : kFloats) {
-    for (const Dims& dims : shapes) ExpectExact(dtype, dims, {{1, 0}}, cache);
+    for (const Dims& dims : shapes) cases.push_back({dtype, dims, {{1, 0}}});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 TEST_F(TransposeGpuTest, BatchedLastTwo) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   const std::vector<Dims> shapes = {{3, 31, 33}, {7, 64, 1000}, {2, 4097, 3}, {5, 1, 33}, {33, 64, 8}};
   for (DType dtype : kFloats) {
-    for (const Dims& dims : shapes) ExpectExact(dtype, dims, {{0, 2, 1}}, cache);
+    for (const Dims& dims : shapes) cases.push_back({dtype, dims, {{0, 2, 1}}});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 TEST_F(TransposeGpuTest, EveryPermutationOfThreeDims) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   const Perms perms = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   const std::vector<Dims> shapes = {{31, 33, 17}, {3, 1000, 64}, {64, 3, 1000}, {1, 33, 4097}, {1000, 2, 31}};
   for (DType dtype : kFloats) {
-    for (const Dims& dims : shapes) ExpectExact(dtype, dims, perms, cache);
+    for (const Dims& dims : shapes) cases.push_back({dtype, dims, perms});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 TEST_F(TransposeGpuTest, FourDimsAttentionLayoutsAndReversals) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   const Perms perms = {{0, 2, 1, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {3, 1, 2, 0}, {1, 0, 3, 2}, {3, 2, 1, 0}};
   const std::vector<Dims> shapes = {{2, 33, 4, 64}, {3, 31, 5, 33}, {1, 1000, 3, 1}, {2, 64, 8, 128}, {4, 3, 1025, 63}};
   for (DType dtype : kFloats) {
-    for (const Dims& dims : shapes) ExpectExact(dtype, dims, perms, cache);
+    for (const Dims& dims : shapes) cases.push_back({dtype, dims, perms});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 // Odd lengths on both sides over several tiles each way: every tile's
 // writes own the vectors starting in its rows and read the rows after it,
 // the first tile of a row also writes the vector straddling the row's start.
 TEST_F(TransposeGpuTest, OddLengthsOverManyTiles) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   const std::vector<Dims> shapes = {{333, 257}, {129, 777}, {257, 777}, {65, 4093}, {1531, 2053}, {4093, 129}};
   for (DType dtype : kFloats) {
-    for (const Dims& dims : shapes) ExpectExact(dtype, dims, {{1, 0}}, cache);
-    ExpectExact(dtype, {3, 333, 777}, {{0, 2, 1}}, cache);
-    ExpectExact(dtype, {2, 129, 3, 65}, {{0, 2, 3, 1}, {3, 1, 2, 0}, {0, 3, 1, 2}}, cache);
-    ExpectExact(dtype, {5, 131, 67}, {{2, 1, 0}, {1, 2, 0}, {2, 0, 1}}, cache);
+    for (const Dims& dims : shapes) cases.push_back({dtype, dims, {{1, 0}}});
+    cases.push_back({dtype, {3, 333, 777}, {{0, 2, 1}}});
+    cases.push_back({dtype, {2, 129, 3, 65}, {{0, 2, 3, 1}, {3, 1, 2, 0}, {0, 3, 1, 2}}});
+    cases.push_back({dtype, {5, 131, 67}, {{2, 1, 0}, {1, 2, 0}, {2, 0, 1}}});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 // The benchmark's odd shapes, rows straddling vectors on one side or both,
@@ -125,13 +142,14 @@ TEST_F(TransposeGpuTest, OddLengthsOverManyTiles) {
 // constants: 2-D, [4,1024,1022]) and off them ([64,333,777]: the leads are
 // computed per tile).
 TEST_F(TransposeGpuTest, LargeOddShapes) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   for (DType dtype : {DType::kBF16, DType::kF32}) {
-    ExpectExact(dtype, {4093, 8191}, {{1, 0}}, cache);
-    ExpectExact(dtype, {64, 333, 777}, {{0, 2, 1}}, cache);
-    ExpectExact(dtype, {4, 1024, 1022}, {{0, 2, 1}}, cache);
-    ExpectExact(dtype, {2, 515, 3, 1021}, {{0, 3, 1, 2}, {3, 1, 2, 0}}, cache);
+    cases.push_back({dtype, {4093, 8191}, {{1, 0}}});
+    cases.push_back({dtype, {64, 333, 777}, {{0, 2, 1}}});
+    cases.push_back({dtype, {4, 1024, 1022}, {{0, 2, 1}}});
+    cases.push_back({dtype, {2, 515, 3, 1021}, {{0, 3, 1, 2}, {3, 1, 2, 0}}});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 // Straddling writes move each column's vectors in two halves of the chunk
@@ -140,38 +158,28 @@ TEST_F(TransposeGpuTest, LargeOddShapes) {
 // every element size, with batches on vector boundaries (2-D) and off them
 // (3-D), so every column of both halves starts at every lead.
 TEST_F(TransposeGpuTest, StraddlingWritesAtEveryResidue) {
-  KernelCache cache({.use_disk = false});
-  struct Check {
-    DType dtype;
-    Dims dims;
-    std::vector<int64_t> perm;
-  };
-  std::vector<Check> checks;
+  std::vector<Case> cases;
   for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16, DType::kI32, DType::kBool}) {
     for (int64_t rows = 241; rows <= 256; ++rows) {
-      checks.push_back({dtype, {rows, 131}, {1, 0}});
-      checks.push_back({dtype, {3, rows, 67}, {0, 2, 1}});
+      cases.push_back({dtype, {rows, 131}, {{1, 0}}});
+      cases.push_back({dtype, {3, rows, 67}, {{0, 2, 1}}});
     }
   }
-  const std::vector<std::string> failures = RunChecksInParallel(static_cast<int>(checks.size()), [&](int i) {
-    const Check& c = checks[i];
-    const std::string mismatch = ExactMismatches(Transposes(c.dtype, c.dims, {c.perm}), cache, 42 + i);
-    return mismatch.empty() ? mismatch : absl::StrCat(DTypeName(c.dtype), DimsString(c.dims), ": ", mismatch);
-  });
-  for (const std::string& failure : failures) EXPECT_EQ(failure, "");
+  ExpectEveryCaseExact(cases);
 }
 
 TEST_F(TransposeGpuTest, IntegerAndBoolTransposes) {
-  KernelCache cache({.use_disk = false});
+  std::vector<Case> cases;
   for (DType dtype : {DType::kI32, DType::kBool}) {
-    ExpectExact(dtype, {33, 1000}, {{1, 0}}, cache);
-    ExpectExact(dtype, {31, 33, 17}, {{2, 1, 0}, {1, 0, 2}, {1, 2, 0}}, cache);
-    ExpectExact(dtype, {2, 64, 8, 129}, {{0, 2, 1, 3}, {0, 2, 3, 1}}, cache);
-    ExpectExact(dtype, {333, 257}, {{1, 0}}, cache);
-    ExpectExact(dtype, {256, 512}, {{1, 0}}, cache);
-    ExpectExact(dtype, {4093, 8191}, {{1, 0}}, cache);
-    ExpectExact(dtype, {64, 333, 777}, {{0, 2, 1}}, cache);
+    cases.push_back({dtype, {33, 1000}, {{1, 0}}});
+    cases.push_back({dtype, {31, 33, 17}, {{2, 1, 0}, {1, 0, 2}, {1, 2, 0}}});
+    cases.push_back({dtype, {2, 64, 8, 129}, {{0, 2, 1, 3}, {0, 2, 3, 1}}});
+    cases.push_back({dtype, {333, 257}, {{1, 0}}});
+    cases.push_back({dtype, {256, 512}, {{1, 0}}});
+    cases.push_back({dtype, {4093, 8191}, {{1, 0}}});
+    cases.push_back({dtype, {64, 333, 777}, {{0, 2, 1}}});
   }
+  ExpectEveryCaseExact(cases);
 }
 
 TEST_F(TransposeGpuTest, ComputedOperandsChainsAndViews) {
