@@ -88,8 +88,22 @@ std::string OperandAtCoordinates(const Node& operand, absl::string_view input, c
 absl::StatusOr<StoredValues> MatmulEpilogue::Emit(const std::vector<NodeId>& targets, absl::string_view acc,
                                                   const ElementCoordinates& at, absl::string_view indent,
                                                   std::string& code) const {
+  return EmitFromProduct(targets, RoundedAccumulator(graph_.node(kernel_.nodes.front()).dtype, acc), at, indent,
+                         code);
+}
+
+absl::StatusOr<StoredValues> MatmulEpilogue::EmitFromStored(const std::vector<NodeId>& targets,
+                                                            absl::string_view stored, const ElementCoordinates& at,
+                                                            absl::string_view indent, std::string& code) const {
+  return EmitFromProduct(targets, LoadConversion(graph_.node(kernel_.nodes.front()).dtype, stored), at, indent,
+                         code);
+}
+
+absl::StatusOr<StoredValues> MatmulEpilogue::EmitFromProduct(const std::vector<NodeId>& targets,
+                                                             std::string product, const ElementCoordinates& at,
+                                                             absl::string_view indent, std::string& code) const {
   const NodeId matmul = kernel_.nodes.front();
-  absl::flat_hash_map<NodeId, std::string> known = {{matmul, RoundedAccumulator(graph_.node(matmul).dtype, acc)}};
+  absl::flat_hash_map<NodeId, std::string> known = {{matmul, std::move(product)}};
   ElementProgram program(graph_, kernel_.nodes, [&](NodeId operand, NodeId) {
     const Node& input = graph_.node(operand);
     return OperandAtCoordinates(input, signature_.InputName(operand), graph_.node(matmul).shape, kernel_.matmul().m, at);

@@ -57,8 +57,18 @@ class MatmulEpilogue {
   // converted to its storage type.
   absl::StatusOr<StoredValues> Emit(const std::vector<NodeId>& targets, absl::string_view acc,
                                     const ElementCoordinates& at, absl::string_view indent, std::string& code) const;
+  // As Emit, from the product already rounded to its dtype and stored
+  // (`stored`, in the product's storage type) rather than an accumulator.
+  absl::StatusOr<StoredValues> EmitFromStored(const std::vector<NodeId>& targets, absl::string_view stored,
+                                              const ElementCoordinates& at, absl::string_view indent,
+                                              std::string& code) const;
 
  private:
+  // Emit's work, given the product's value as an f32 expression.
+  absl::StatusOr<StoredValues> EmitFromProduct(const std::vector<NodeId>& targets, std::string product,
+                                               const ElementCoordinates& at, absl::string_view indent,
+                                               std::string& code) const;
+
   const Graph& graph_;
   const Kernel& kernel_;
   const KernelSignature& signature_;

@@ -63,6 +63,37 @@ KernelProduct ProductOf(const MatmulSchedule& s) {
           .a_mn_major = s.a.transposed, .b_mn_major = !s.b.transposed};
 }
 
+// The epilogue warps' loop (MatmulConfig::epilogue_warps): each tile the
+// consumers staged is rewritten in place, a 16-byte chunk of eight elements
+// at a time, from the staged products to `output`, then stored through `map`.
+// `flat_index` declares i0, the flat index of (row, col), where the code
+// reads it.
+absl::StatusOr<std::string> EpilogueWarpsLoop(const MatmulSchedule& s, const MatmulEpilogue& epilogue, NodeId output,
+                                              const std::string& map, const std::string& flat_index) {
+  constexpr int kChunkElements = 8;
+  std::string chunk_code;
+  for (int e = 0; e < kChunkElements; ++e) {
+    std::string element;
+    const ElementCoordinates at{.flat = absl::StrCat("(i0 + ", e, ")"), .batch = "tile.batch", .row = "row",
+                                .col = absl::StrCat("(col + ", e, ")")};
+    absl::StatusOr<StoredValues> values =
+        epilogue.EmitFromStored({output}, absl::StrCat("values.v[", e, "]"), at, "            ", element);
+    if (!values.ok()) return values.status();
+    absl::StrAppend(&chunk_code, "          {\n", element, "            values.v[", e, "] = ", (*values)[output],
+                    ";\n          }\n");
+  }
+  // A staged row of C holds whole chunks (StagesOutput: N is a multiple of
+  // 8), and chunks past C's edge are clipped by the TMA store.
+  return absl::StrCat("    if (Gemm::is_epilogue_warp()) {\n", "      const Gemm::Epilogue epilogue(shared);\n",
+                      "      for (int t = blockIdx.x; t < Gemm::kTiles; t += gridDim.x) {\n",
+                      "        const KilnTile tile = Gemm::tile_at(t);\n", "        epilogue.wait(t);\n",
+                      "        epilogue.for_each_chunk(tile, [&](int row, int col, KilnVec<unsigned short, ",
+                      kChunkElements, ">& values) {\n", "          if (row >= ", s.m, " || col >= ", s.n,
+                      ") return;\n", FlatIndexIfUsed(flat_index, chunk_code), chunk_code, "        });\n",
+                      "        epilogue.store(&", map, ", tile);\n", "      }\n", "      epilogue.finish();\n",
+                      "    }\n");
+}
+
 }  // namespace
 
 absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const Kernel& kernel) {
@@ -127,16 +158,18 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", p.m, "LL, ", p.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", p.block_m, ", ", p.block_n, ", ", c.stages, ", ", Bool(p.a_mn_major), ", ",
                   Bool(p.b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ",
+                  Bool(c.epilogue_warps), ", ",
                   s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ", batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
                   ", \"launch shape\");\n", "  extern __shared__ unsigned char shared_bytes[];\n",
                   "  unsigned char* shared = Gemm::aligned(shared_bytes);\n",
                   "  const unsigned base = kiln_shared_address(shared);\n", "  Gemm::init(base);\n",
-                  "  if (Gemm::is_producer()) {\n", "    Gemm::produce(base, &", map_a, ", &", map_b, ");\n",
-                  "  } else {\n", "    Gemm::Consumer consumer(shared);\n",
-                  "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kTiles; t = Gemm::next_tile(t)) {\n",
-                  "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
+                  "  if (Gemm::is_producer()) {\n", "    Gemm::produce(base, &", map_a, ", &", map_b, ");\n");
+  const std::string consumer_loop = absl::StrCat(
+      "  } else {\n", "    Gemm::Consumer consumer(shared);\n",
+      "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kTiles; t = Gemm::next_tile(t)) {\n",
+      "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
 
   // The flat output index of (row, col), once per pair: every output has the
   // matmul's shape. A pair is two adjacent accumulators: C's (row, col) and
@@ -161,45 +194,59 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     return transposed_output ? absl::StrCat("row + ", e, " < ", s.m) : absl::StrCat("col + ", e, " < ", s.n, "LL");
   };
   const std::string pair_outside = absl::StrCat("row >= ", s.m, " || col >= ", s.n);
-  for (const auto& [output, map] : staged) {
-    const std::string type = StorageType(graph.node(output).dtype);
-    std::string pair_code;
-    for (int e = 0; e < 2; ++e) {
-      std::string element;
-      absl::StatusOr<StoredValues> values = epilogue.Emit({output}, absl::StrCat("acc", e), at(e), "          ", element);
-      if (!values.ok()) return values.status();
-      const std::string stored = absl::StrCat("s", e);
-      const std::string compute = absl::StrCat("        {\n", element, "          ", stored, " = ", (*values)[output],
-                                               ";\n        }\n");
-      // Staged elements past C's edge are clipped by the TMA store; they
-      // are zero rather than computed from operands read out of bounds.
-      absl::StrAppend(&pair_code, "        ", type, " ", stored, " = 0;\n",
-                      e == 1 && transposed_output ? absl::StrCat("        if (", inside(e), ")\n", compute) : compute);
+  if (c.epilogue_warps) {
+    // The schedule allows epilogue warps for one staged output alone (NoEpilogueWarps).
+    if (staged.size() != 1 || !direct.empty()) {
+      return absl::InternalError(absl::StrCat(kernel.name, ": epilogue warps need one staged output"));
     }
-    absl::StrAppend(&body, "      consumer.staging_acquire();\n", "      consumer.for_each_pair(tile, [&](",
-                    pair_parameters, ") {\n", "        if (", pair_outside, ") return;\n",
-                    FlatIndexIfUsed(first, pair_code), pair_code, "        consumer.stage_pair",
-                    transposed_output ? "_transposed" : "", "<", type, ">(r, c, s0, s1);\n", "      });\n",
-                    "      consumer.store_staged", transposed_output ? "_transposed" : "", "<", type, ">(&", map,
-                    ", tile);\n");
-  }
-  if (!direct.empty()) {
-    std::string element_code[2];
-    for (int e = 0; e < 2; ++e) {
-      std::string element;
-      absl::StatusOr<StoredValues> values = epilogue.Emit(direct, absl::StrCat("acc", e), at(e), "          ", element);
-      if (!values.ok()) return values.status();
-      for (NodeId output : direct) {
-        absl::StrAppend(&element, "          ", signature.OutputName(output), "[", at(e).flat, "] = ",
-                        (*values)[output], ";\n");
+    absl::StatusOr<std::string> loop = EpilogueWarpsLoop(s, epilogue, staged[0].first, staged[0].second, first);
+    if (!loop.ok()) return loop.status();
+    absl::StrAppend(&body, *loop, consumer_loop,
+                    "      consumer.hand_over(t, tile, [&](int r, int c, float acc0, float acc1) {\n",
+                    "        consumer.stage_pair<", StorageType(dtype), ">(r, c, ", StoreConversion(dtype, "acc0"), ", ",
+                    StoreConversion(dtype, "acc1"), ");\n", "      });\n");
+  } else {
+    absl::StrAppend(&body, consumer_loop);
+    for (const auto& [output, map] : staged) {
+      const std::string type = StorageType(graph.node(output).dtype);
+      std::string pair_code;
+      for (int e = 0; e < 2; ++e) {
+        std::string element;
+        absl::StatusOr<StoredValues> values = epilogue.Emit({output}, absl::StrCat("acc", e), at(e), "          ", element);
+        if (!values.ok()) return values.status();
+        const std::string stored = absl::StrCat("s", e);
+        const std::string compute = absl::StrCat("        {\n", element, "          ", stored, " = ", (*values)[output],
+                                                 ";\n        }\n");
+        // Staged elements past C's edge are clipped by the TMA store; they
+        // are zero rather than computed from operands read out of bounds.
+        absl::StrAppend(&pair_code, "        ", type, " ", stored, " = 0;\n",
+                        e == 1 && transposed_output ? absl::StrCat("        if (", inside(e), ")\n", compute) : compute);
       }
-      element_code[e] = absl::StrCat("        if (", inside(e), ") {\n", element, "        }\n");
+      absl::StrAppend(&body, "      consumer.staging_acquire();\n", "      consumer.for_each_pair(tile, [&](",
+                      pair_parameters, ") {\n", "        if (", pair_outside, ") return;\n",
+                      FlatIndexIfUsed(first, pair_code), pair_code, "        consumer.stage_pair",
+                      transposed_output ? "_transposed" : "", "<", type, ">(r, c, s0, s1);\n", "      });\n",
+                      "      consumer.store_staged", transposed_output ? "_transposed" : "", "<", type, ">(&", map,
+                      ", tile);\n");
     }
-    absl::StrAppend(&body, "      consumer.for_each_pair(tile, [&](int, int, ", coordinates,
-                    ", float acc0, float acc1) {\n", "        if (",
-                    transposed_output ? absl::StrCat("col >= ", s.n) : absl::StrCat("row >= ", s.m),
-                    ") return;\n", FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])),
-                    element_code[0], element_code[1], "      });\n");
+    if (!direct.empty()) {
+      std::string element_code[2];
+      for (int e = 0; e < 2; ++e) {
+        std::string element;
+        absl::StatusOr<StoredValues> values = epilogue.Emit(direct, absl::StrCat("acc", e), at(e), "          ", element);
+        if (!values.ok()) return values.status();
+        for (NodeId output : direct) {
+          absl::StrAppend(&element, "          ", signature.OutputName(output), "[", at(e).flat, "] = ",
+                          (*values)[output], ";\n");
+        }
+        element_code[e] = absl::StrCat("        if (", inside(e), ") {\n", element, "        }\n");
+      }
+      absl::StrAppend(&body, "      consumer.for_each_pair(tile, [&](int, int, ", coordinates,
+                      ", float acc0, float acc1) {\n", "        if (",
+                      transposed_output ? absl::StrCat("col >= ", s.n) : absl::StrCat("row >= ", s.m),
+                      ") return;\n", FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])),
+                      element_code[0], element_code[1], "      });\n");
+    }
   }
   absl::StrAppend(&body, "    }\n    consumer.finish();\n  }\n}\n");
 

@@ -41,11 +41,16 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
       auto add_wgmma = [&](int bm, int bn, bool pingpong) {
         if (s.swap_operands) std::swap(bm, bn);
         if (Oversized(s, bm, bn)) return;
-        MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = WgmmaBlockK(s.operand_bytes), .stages = 8,
-                       .group_m = group, .pingpong = pingpong};
-        // As many stages as fit beside the staging tiles.
-        while (c.stages > 2 && WgmmaSharedBytes(c, s.staging_element_bytes) > limits.shared_bytes_per_block) --c.stages;
-        add(c);
+        for (bool epilogue_warps : {false, true}) {
+          if (epilogue_warps && (pingpong || !s.no_epilogue_warps.empty())) continue;
+          MatmulConfig c{.block_m = bm, .block_n = bn, .block_k = WgmmaBlockK(s.operand_bytes), .stages = 8,
+                         .group_m = group, .pingpong = pingpong, .epilogue_warps = epilogue_warps};
+          // As many stages as fit beside the staging tiles.
+          while (c.stages > 2 && WgmmaSharedBytes(c, s.staging_element_bytes) > limits.shared_bytes_per_block) {
+            --c.stages;
+          }
+          add(c);
+        }
       };
       for (const auto& [bm, bn] : kWgmmaTiles) add_wgmma(bm, bn, false);
       for (const auto& [bm, bn] : kPingpongTiles) add_wgmma(bm, bn, true);

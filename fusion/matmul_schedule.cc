@@ -101,8 +101,15 @@ absl::Status FitsSharedMemory(int64_t bytes, const DeviceLimits& limits, absl::s
                                                  limits.shared_bytes_per_block));
 }
 
-absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+// Ping-pong and epilogue warps are warp specializations of the wgmma tier.
+absl::Status ValidateNotWarpSpecialized(const MatmulConfig& c, absl::string_view name) {
   if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
+  if (c.epilogue_warps) return absl::InvalidArgumentError(absl::StrCat(name, ": epilogue warps are a wgmma schedule"));
+  return absl::OkStatus();
+}
+
+absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+  if (absl::Status s = ValidateNotWarpSpecialized(c, name); !s.ok()) return s;
   if (!OneOf(c.block_m, {64, 128, 256}) || !OneOf(c.block_n, {64, 128, 256}) ||
       (c.block_m == 256 && c.block_n == 256)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
@@ -122,7 +129,7 @@ int64_t FfmaSharedBytes(const MatmulConfig& c) {
 
 absl::Status ValidateFfma(const MatmulConfig& c, bool vector_copies, const DeviceLimits& limits,
                           absl::string_view name) {
-  if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
+  if (absl::Status s = ValidateNotWarpSpecialized(c, name); !s.ok()) return s;
   if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages < 2 || c.stages > 4) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages"));
@@ -163,6 +170,14 @@ absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, 
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or 128)", swapped));
   }
+  if (c.epilogue_warps && c.pingpong) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": epilogue warps serve cooperative tiles; ping-pong overlaps its epilogue already"));
+  }
+  if (c.epilogue_warps && !s.no_epilogue_warps.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": epilogue warps cannot serve this kernel: ",
+                                                   s.no_epilogue_warps));
+  }
   if (c.block_k != WgmmaBlockK(s.operand_bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": the wgmma K step for ", s.operand_bytes,
                                                    "-byte operands is ", WgmmaBlockK(s.operand_bytes),
@@ -170,6 +185,22 @@ absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, 
   }
   if (absl::Status st = ValidateGroup(c, name); !st.ok()) return st;
   return FitsSharedMemory(WgmmaSharedBytes(c, s.staging_element_bytes), limits, name);
+}
+
+// Why the producer warpgroup's spare warps cannot run the kernel's epilogue
+// (MatmulConfig::epilogue_warps); empty where they can. They rewrite the
+// staged products in place and store them with TMA, so the kernel's one
+// output must be a staged 16-bit tensor computed from a 16-bit product (the
+// product's own value is rounded to 16 bits, so staging it loses nothing).
+std::string NoEpilogueWarps(const Graph& graph, const Kernel& kernel, const MatmulSchedule& s) {
+  if (s.tier != MatmulTier::kWgmma) return "they are a wgmma schedule";
+  if (s.operand_bytes != 2) return "a tf32 product is f32, which staging in 16 bits would round";
+  if (kernel.outputs.size() != 1) return "the kernel has several outputs, and a staged tile holds one";
+  const NodeId output = kernel.outputs[0];
+  if (output == kernel.nodes.front()) return "the output is the product itself: there is no epilogue to move";
+  const int64_t size = DTypeSize(graph.node(output).dtype);
+  if (size != 2 || !StagesOutput(size, s.n)) return "the output is not a 16-bit tensor staged for a TMA store";
+  return "";
 }
 
 // The most stages (up to kMaxStages) that fit beside the staging tiles.
@@ -224,6 +255,11 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
   return out;
 }
 
+std::string EpilogueNote(const MatmulConfig& c) {
+  return c.epilogue_warps ? "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop"
+                          : "";
+}
+
 }  // namespace
 
 int WgmmaBlockK(int operand_bytes) { return 128 / operand_bytes; }
@@ -234,8 +270,9 @@ int64_t WgmmaSharedBytes(const MatmulConfig& c, int staging_element_bytes) {
   const int64_t stage = int64_t{c.block_m + c.block_n} * 128;
   // One staging tile per consumer: half the block's rows each, or all of them.
   const int64_t staging = int64_t{c.block_m} * (c.pingpong ? 2 : 1) * c.block_n * staging_element_bytes;
-  // Barriers: full and empty per stage, and a turn per consumer for ping-pong.
-  const int64_t barriers = 2 * c.stages + (c.pingpong ? 2 : 0);
+  // Barriers: full and empty per stage, a turn per consumer for ping-pong,
+  // and a tile staged and a tile drained for epilogue warps.
+  const int64_t barriers = 2 * c.stages + (c.pingpong ? 2 : 0) + (c.epilogue_warps ? 2 : 0);
   return c.stages * stage + staging + barriers * 8 + 1024;
 }
 
@@ -340,6 +377,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
     s.operand_bytes = static_cast<int>(DTypeSize(node.dtype));
     s.swap_operands = node.dtype == DType::kF32 && !s.b.transposed;
   }
+  s.no_epilogue_warps = NoEpilogueWarps(graph, kernel, s);
 
   // Among the tiles that give every SM a block, the one with the least
   // estimated time: whole waves of resident blocks, each wave as long as its
@@ -363,6 +401,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
         // The table is in the kernel's terms, at 16-bit operands.
         c.config = KernelTile(c.config, s.swap_operands);
         c.config.block_k = WgmmaBlockK(s.operand_bytes);
+        c.config.epilogue_warps = s.no_epilogue_warps.empty();
         c.config = WithMostStages(c.config, s.staging_element_bytes, limits);
         if (WgmmaSharedBytes(c.config, s.staging_element_bytes) > limits.shared_bytes_per_block) continue;
         // Two stages cannot hide a load behind the product: measured on an
@@ -396,7 +435,8 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
   if (absl::Status applied = ApplyMatmulConfig(best.config, "heuristic", limits, s); !applied.ok()) {
     s.reason = absl::StrCat(s.tier_reason, "; ", applied.message());
   } else {
-    s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, best.resident, limits), choice);
+    s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, best.resident, limits), choice,
+                            EpilogueNote(s.config));
   }
   return s;
 }
@@ -442,7 +482,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
     }
   }
   s.config_source = std::string(source);
-  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits));
+  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits), EpilogueNote(s.config));
   if (source != "heuristic") absl::StrAppend(&s.reason, " (", source, ")");
   return absl::OkStatus();
 }
@@ -451,7 +491,10 @@ absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view
                                    Plan& plan) {
   for (Kernel& kernel : plan.kernels) {
     if (kernel.kind != KernelKind::kMatmul) continue;
-    if (absl::Status s = ApplyMatmulConfig(config, source, limits, kernel.matmul()); !s.ok()) {
+    MatmulConfig c = config;
+    const MatmulSchedule& m = kernel.matmul();
+    if (m.tier == MatmulTier::kWgmma && !m.no_epilogue_warps.empty()) c.epilogue_warps = false;
+    if (absl::Status s = ApplyMatmulConfig(c, source, limits, kernel.matmul()); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(source, "=", config.ToString(), " cannot run kernel ", kernel.name,
                                                      " (", MatmulTierName(kernel.matmul().tier), "): ", s.message()));
     }

@@ -46,7 +46,11 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
                                MatmulSchedule& s);
 
 // ApplyMatmulConfig on every matmul kernel of `plan` whose tier takes a
-// config; InvalidArgument naming the first kernel it does not fit.
+// config; InvalidArgument naming the first kernel it does not fit. Epilogue
+// warps go to the wgmma kernels they can serve (MatmulSchedule::
+// no_epilogue_warps); the others take the same tile with their epilogue on
+// the consumers, so one config applies to a plan whose matmuls differ in
+// their epilogues (an unfused plan's have none).
 absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view source, const DeviceLimits& limits,
                                    Plan& plan);
 

@@ -104,11 +104,16 @@ struct MatmulOperand {
 struct MatmulConfig {
   int block_m = 128, block_n = 128, block_k = 32, stages = 4, group_m = 16;
   bool pingpong = false;
+  // wgmma, cooperative: the consumers hand each tile's products to the
+  // producer warpgroup's three idle warps, which run the epilogue and the
+  // store while the consumers go on to the next tile's main loop.
+  bool epilogue_warps = false;
   bool operator==(const MatmulConfig&) const = default;
-  std::string ToString() const;  // "128x256x64:3:8" or "128x128x64:5:8:pingpong", the --matmul-tile syntax
+  // "128x256x64:3:8", "128x128x64:5:8:pingpong" or "128x256x64:3:8:epilogue-warps": the --matmul-tile syntax
+  std::string ToString() const;
 };
 
-// "MxNxK:STAGES[:GROUP[:pingpong]]" as a config (GROUP defaults to 16);
+// "MxNxK:STAGES[:GROUP[:pingpong|:epilogue-warps]]" as a config (GROUP defaults to 16);
 // nullopt for anything else. Whether a tier can run it is
 // ApplyMatmulConfig's question.
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text);
@@ -135,6 +140,9 @@ struct MatmulSchedule {
   int staging_element_bytes = 0;
   // wgmma: bytes per operand element, 2 (bf16, f16) or 4 (f32 read as tf32).
   int operand_bytes = 2;
+  // wgmma: why MatmulConfig::epilogue_warps cannot serve this kernel; empty
+  // where it can.
+  std::string no_epilogue_warps;
   // wgmma tf32 with a row-major B: tf32 reads only K-major operands from
   // shared memory, so the kernel computes Cᵀ = Bᵀ·Aᵀ, with A (K-major) as the
   // shared-memory operand and B's tiles loaded into registers, and stores

@@ -58,7 +58,8 @@ absl::string_view MatmulTierName(MatmulTier tier) {
 }
 
 std::string MatmulConfig::ToString() const {
-  return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m, pingpong ? ":pingpong" : "");
+  return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m, pingpong ? ":pingpong" : "",
+                      epilogue_warps ? ":epilogue-warps" : "");
 }
 
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
@@ -70,9 +71,10 @@ std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
                   absl::SimpleAtoi(sides[0], &c.block_m) && absl::SimpleAtoi(sides[1], &c.block_n) &&
                   absl::SimpleAtoi(sides[2], &c.block_k) && absl::SimpleAtoi(parts[1], &c.stages) &&
                   (parts.size() < 3 || absl::SimpleAtoi(parts[2], &c.group_m)) &&
-                  (parts.size() < 4 || parts[3] == "pingpong");
+                  (parts.size() < 4 || parts[3] == "pingpong" || parts[3] == "epilogue-warps");
   if (!ok) return std::nullopt;
-  c.pingpong = parts.size() == 4;
+  c.pingpong = parts.size() == 4 && parts[3] == "pingpong";
+  c.epilogue_warps = parts.size() == 4 && parts[3] == "epilogue-warps";
   return c;
 }
 
@@ -106,7 +108,8 @@ std::string Kernel::Strategy() const {
       const MatmulSchedule& m = matmul();
       const MatmulConfig& c = m.config;
       std::string s = absl::StrCat(MatmulTierName(m.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
-                                   " tiles, ", c.stages, " stages", c.pingpong ? ", ping-pong" : "");
+                                   " tiles, ", c.stages, " stages", c.pingpong ? ", ping-pong" : "",
+                                   c.epilogue_warps ? ", epilogue warps" : "");
       if (m.config_source != "heuristic") absl::StrAppend(&s, ", ", m.config_source);
       return s;
     }

@@ -10,6 +10,17 @@
 //     each. Ping-pong (kPingpong): they take the block's tiles in turn, so
 //     one's epilogue runs while the other's main loop keeps the tensor cores
 //     busy.
+// Epilogue warps (kEpilogueWarps, cooperative 16-bit tiles with one staged
+// 16-bit output): the producer warpgroup's warps 1-3, idle otherwise, run the
+// epilogue. The consumers stage a tile's products, rounded to the product's
+// 16-bit type (its value as the graph defines it), and go straight on to the
+// next tile's main loop; the epilogue warps rewrite the staged tile in place
+// with the generated epilogue and store it with TMA, so the epilogue's math
+// and store overlap the tensor cores' next tile. Two more mbarriers: `staged`
+// completes when both consumers have staged a tile, `drained` when its store
+// has read the staging tiles, which the consumers wait for before staging
+// the next. The producer warpgroup keeps 56 registers for the epilogue's
+// code and the consumers 224, the same total as 40 and 232.
 // Two mbarriers per stage hand it back and forth: `full` completes when the
 // stage's bytes have landed, `empty` when its consumers are done reading it.
 // Ping-pong adds a `turn` barrier per consumer: a consumer starts a main loop
@@ -38,8 +49,8 @@
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <long long kM, long long kN, long long kK, int kBatch, int kBM, int kBN, int kStages, bool kAMnMajor,
-          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, int kOperandBytes,
-          bool kTransposedOutput, class Mma, class Batches>
+          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, bool kEpilogueWarps,
+          int kOperandBytes, bool kTransposedOutput, class Mma, class Batches>
 struct KilnSm90Gemm {
   static constexpr bool kTf32 = kOperandBytes == 4;
   static constexpr int kBK = 128 / kOperandBytes;    // one swizzle row of K
@@ -63,13 +74,18 @@ struct KilnSm90Gemm {
   static constexpr int kOffsetB = kStages * kStageBytesA;
   static constexpr int kOffsetStaging = kOffsetB + kStages * kStageBytesB;
   static constexpr int kOffsetBarriers = kOffsetStaging + kConsumers * kStagingBytes;
-  static constexpr int kBarriers = 2 * kStages + (kPingpong ? kConsumers : 0);
+  static constexpr int kBarriers = 2 * kStages + (kPingpong ? kConsumers : 0) + (kEpilogueWarps ? 2 : 0);
+  static constexpr int kProducerRegisters = kEpilogueWarps ? 56 : 40;
+  static constexpr int kConsumerRegisters = kEpilogueWarps ? 224 : 232;
+  static constexpr int kEpilogueThreads = 96;  // warps 1-3
   static constexpr int kSharedBytes = kOffsetBarriers + kBarriers * 8 + 1024;
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer owns 64 or 128 rows");
   static_assert(kBN % 64 == 0 && kBN <= 256 && kSlabs * kAccumulators <= 128, "tile too wide for the registers");
   static_assert(kOperandBytes == 2 || (kOperandBytes == 4 && !kBMnMajor && !kPingpong),
                 "tf32 reads B K-major, in cooperative tiles");
   static_assert(!kTransposedOutput || kTf32, "only tf32 swaps its operands");
+  static_assert(!kEpilogueWarps || (!kPingpong && !kTf32 && kStagingElementBytes == 2),
+                "epilogue warps rewrite cooperative tiles of 16-bit products in place");
 
   static __device__ __forceinline__ unsigned char* aligned(unsigned char* shared) {
     const unsigned address = kiln_shared_address(shared);
@@ -84,7 +100,18 @@ struct KilnSm90Gemm {
   static __device__ __forceinline__ unsigned turn_barrier(unsigned base, int wg) {
     return base + kOffsetBarriers + (2 * kStages + wg) * 8;
   }
+  static __device__ __forceinline__ unsigned staged_barrier(unsigned base) {
+    return base + kOffsetBarriers + (2 * kStages + (kPingpong ? kConsumers : 0)) * 8;
+  }
+  static __device__ __forceinline__ unsigned drained_barrier(unsigned base) { return staged_barrier(base) + 8; }
   static __device__ __forceinline__ bool is_producer() { return threadIdx.x < 128; }
+  static __device__ __forceinline__ bool is_epilogue_warp() {
+    return kEpilogueWarps && threadIdx.x >= 32 && threadIdx.x < 128;
+  }
+  // The place of tile t among the tiles block blockIdx.x computes.
+  static __device__ __forceinline__ int ordinal(int t) {
+    return (t - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x);
+  }
 
   // Every thread of the block calls this once, before the roles split.
   static __device__ __forceinline__ void init(unsigned base) {
@@ -97,6 +124,10 @@ struct KilnSm90Gemm {
       if constexpr (kPingpong) {
         // Every thread of the other consumer arrives: each has passed its own waits.
         for (int wg = 0; wg < kConsumers; ++wg) kiln_mbar_init(turn_barrier(base, wg), 128);
+      }
+      if constexpr (kEpilogueWarps) {
+        kiln_mbar_init(staged_barrier(base), 128 * kConsumers);  // every consumer thread
+        kiln_mbar_init(drained_barrier(base), 1);                // the thread that stores
       }
       kiln_mbar_init_fence();
     }
@@ -113,7 +144,7 @@ struct KilnSm90Gemm {
   // ---- producer ----
   static __device__ __forceinline__ void produce(unsigned base, const KilnTensorMap* map_a,
                                                  const KilnTensorMap* map_b) {
-    kiln_release_registers<40>();
+    kiln_release_registers<kProducerRegisters>();
     if (threadIdx.x != 0) return;
     kiln_tma_prefetch_map(map_a);
     kiln_tma_prefetch_map(map_b);
@@ -170,7 +201,7 @@ struct KilnSm90Gemm {
           shared(aligned_shared),
           staging(aligned_shared + kOffsetStaging + (threadIdx.x / 128 - 1) * kStagingBytes),
           wg(threadIdx.x / 128 - 1) {
-      kiln_claim_registers<232>();
+      kiln_claim_registers<kConsumerRegisters>();
     }
 
     // The first row of a tile this consumer owns.
@@ -271,7 +302,7 @@ struct KilnSm90Gemm {
         for (int i = 0; i < kAccumulators; ++i) acc[s][i] = 0.0f;
         kiln_fence_registers(acc[s]);
       }
-      const int ordinal = (t - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x);
+      const int ordinal = KilnSm90Gemm::ordinal(t);
       unsigned slice = static_cast<unsigned>(ordinal) * kKBlocks;
       // Ping-pong: the block's tile `ordinal` waits for tile ordinal - 1 to
       // have passed its waits; tile 0 goes first. Consumer 1's i-th tile
@@ -377,9 +408,74 @@ struct KilnSm90Gemm {
         kiln_tma_store_commit();
       }
     }
+    // kEpilogueWarps: once the epilogue warps have stored the tile before,
+    // stage(r, c, v0, v1) for each pair of tile t's products (as
+    // for_each_pair), then hand the staged tile to the epilogue warps.
+    template <typename F>
+    __device__ __forceinline__ void hand_over(int t, const KilnTile& tile, F&& stage) const {
+      kiln_mbar_wait(drained_barrier(base), (KilnSm90Gemm::ordinal(t) & 1) ^ 1);
+      for_each_pair(tile, [&](int r, int c, int, int, float v0, float v1) { stage(r, c, v0, v1); });
+      kiln_mbar_arrive(staged_barrier(base));
+    }
     // Shared memory must outlive the stores that read it.
     __device__ __forceinline__ void finish() const {
       if (threadIdx.x % 128 == 0) kiln_tma_store_wait_all();
+    }
+  };
+
+  // ---- epilogue warps (kEpilogueWarps) ----
+  // The block's tiles in the consumers' order, each waited for, rewritten in
+  // place 16 bytes at a time and stored.
+  struct Epilogue {
+    static constexpr int kChunkElements = 8;                            // 16-bit elements per 16-byte chunk
+    static constexpr int kChunksPerConsumer = kWgRows * kBN / kChunkElements;
+    unsigned base;
+    unsigned char* staging;  // both consumers' staging tiles (generic address)
+
+    __device__ __forceinline__ explicit Epilogue(unsigned char* aligned_shared)
+        : base(kiln_shared_address(aligned_shared)), staging(aligned_shared + kOffsetStaging) {}
+
+    __device__ __forceinline__ void wait(int t) const {
+      kiln_mbar_wait(staged_barrier(base), KilnSm90Gemm::ordinal(t) & 1);
+    }
+    // f(row, col, values) for each chunk of the staged tile: `values`, the
+    // staged elements (row, col .. col + 7) of the matrix, are rewritten in
+    // place. Consecutive threads take consecutive chunks of a 128-byte row,
+    // which the swizzle permutes within the row, so their reads and writes
+    // are conflict-free.
+    template <typename F>
+    __device__ __forceinline__ void for_each_chunk(const KilnTile& tile, F&& f) const {
+      for (int q = static_cast<int>(threadIdx.x) - 32; q < kConsumers * kChunksPerConsumer; q += kEpilogueThreads) {
+        const int wg = q / kChunksPerConsumer, within = q % kChunksPerConsumer;
+        const int box = within / (kWgRows * 8), r = (within / 8) % kWgRows, physical = within % 8;
+        KilnVec<unsigned short, kChunkElements>* chunk = reinterpret_cast<KilnVec<unsigned short, kChunkElements>*>(
+            staging + wg * kStagingBytes + box * kWgRows * 128 + r * 128 + physical * 16);
+        KilnVec<unsigned short, kChunkElements> values = *chunk;
+        f(tile.row0 + wg * kWgRows + r, tile.col0 + box * 64 + (physical ^ (r & 7)) * kChunkElements, values);
+        *chunk = values;
+      }
+    }
+    // Stores the rewritten tile with TMA and, once the store has read it,
+    // hands the staging tiles back to the consumers.
+    __device__ __forceinline__ void store(const KilnTensorMap* map, const KilnTile& tile) const {
+      kiln_fence_async_shared();
+      kiln_named_barrier(3, kEpilogueThreads);
+      if (threadIdx.x == 32) {
+#pragma unroll
+        for (int wg = 0; wg < kConsumers; ++wg) {
+#pragma unroll
+          for (int box = 0; box < kBN / 64; ++box) {
+            kiln_tma_store_3d(map, kiln_shared_address(staging + wg * kStagingBytes + box * kWgRows * 128),
+                              tile.col0 + box * 64, tile.row0 + wg * kWgRows, tile.batch);
+          }
+        }
+        kiln_tma_store_commit();
+        kiln_tma_store_wait_read();
+        kiln_mbar_arrive(drained_barrier(base));
+      }
+    }
+    __device__ __forceinline__ void finish() const {
+      if (threadIdx.x == 32) kiln_tma_store_wait_all();
     }
   };
 };

@@ -72,8 +72,8 @@ TEST(KernelCommentsTest, ClusterAndSharedMemoryAreShown) {
   EXPECT_NE(comments[0].find("cluster 8, dynamic shared memory 0 bytes"), std::string::npos) << comments[0];
   // The matmul reads and writes through TMA descriptors of its tensors' memory.
   EXPECT_EQ(comments[1],
-            "// ---- kernel f1_matmul: matmul, wgmma, 128x64x64 tiles, 8 stages\n"
-            "// launch: grid 128, block 384, cluster 1, dynamic shared memory 214,144 bytes\n"
+            "// ---- kernel f1_matmul: matmul, wgmma, 128x64x64 tiles, 8 stages, epilogue warps\n"
+            "// launch: grid 128, block 384, cluster 1, dynamic shared memory 214,160 bytes\n"
             "// parameters:\n"
             "//   map0  a  bf16[1024,1024]  TMA descriptor of its memory, read; graph input\n"
             "//   map1  w  bf16[1024,1024]  TMA descriptor of its memory, read; graph input\n"

@@ -171,8 +171,9 @@ TEST_F(PlanCliTest, EmittedTranslationUnitCompilesWithNvrtc) {
     }
   }
   const Output matmul = Kiln("emit " + Bundled("matmul_relu_8192x8192x8192_bf16"));
-  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, wgmma, 128x256x64 tiles, 3 stages\n"
-                                    "// launch: grid 132, block 384, cluster 1, dynamic shared memory 214,064 bytes\n"
+  EXPECT_THAT(matmul.out, HasSubstr("// ---- kernel f0_matmul: matmul, wgmma, 128x256x64 tiles, 3 stages, "
+                                    "epilogue warps\n"
+                                    "// launch: grid 132, block 384, cluster 1, dynamic shared memory 214,080 bytes\n"
                                     "// parameters:\n"
                                     "//   map0  a  bf16[8192,8192]  TMA descriptor of its memory, read; graph input\n"
                                     "//   map1  b  bf16[8192,8192]  TMA descriptor of its memory, read; graph input\n"

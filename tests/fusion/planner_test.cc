@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
 #include "fusion/matmul_schedule.h"
@@ -167,19 +168,23 @@ TEST(PlannerTest, MatmulReluFusesTheEpilogue) {
 TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   const Kernel big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0];
   EXPECT_EQ(big.matmul().tier, MatmulTier::kWgmma);
-  EXPECT_EQ(big.matmul().config, (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8}));
+  // relu(A·B) is the kernel's one output, staged in bf16: its epilogue runs on the producer's spare warps.
+  EXPECT_EQ(big.matmul().config, (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8,
+                                               .epilogue_warps = true}));
+  EXPECT_EQ(big.matmul().no_epilogue_warps, "");
   EXPECT_EQ(big.matmul().threads, 384);
   EXPECT_EQ(big.matmul().tiles, 2048);
   EXPECT_EQ(big.matmul().grid, 132);
   EXPECT_EQ(big.matmul().staging_element_bytes, 2);
   // Three stages of 128x64 A and 64x256 B, a 128x256 bf16 staging tile, six
-  // barriers and the alignment slack.
-  EXPECT_EQ(big.matmul().shared_bytes, 3 * (128 + 256) * 64 * 2 + 128 * 256 * 2 + 6 * 8 + 1024);
-  EXPECT_EQ(big.Strategy(), "wgmma, 128x256x64 tiles, 3 stages");
+  // stage barriers, a staged and a drained barrier, and the alignment slack.
+  EXPECT_EQ(big.matmul().shared_bytes, 3 * (128 + 256) * 64 * 2 + 128 * 256 * 2 + 8 * 8 + 1024);
+  EXPECT_EQ(big.Strategy(), "wgmma, 128x256x64 tiles, 3 stages, epilogue warps");
   EXPECT_EQ(big.matmul().reason,
             "bf16 on tensor cores (wgmma + TMA, producer and consumer warpgroups, persistent grid, fp32 "
             "accumulators); 128x256 tiles: 2048 tiles, 15.52 waves of 132 SMs, the least estimated time of the tiles "
-            "that fill the SMs");
+            "that fill the SMs; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's "
+            "main loop");
 
   // One 128x256 tile would leave 131 SMs idle; the smallest tile wins.
   const Kernel small = PlanBoth(*MatmulRelu(DType::kF16, 64, 64, 4096)).fused.kernels[0];
@@ -244,6 +249,68 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
 // f32 matmuls are exact FFMA unless tf32 is allowed; then they run on wgmma,
 // with the operands swapped where B is row-major (tf32 reads only K-major
 // shared-memory operands), and on FFMA where neither operand is K-major.
+// The producer warpgroup's spare warps take the epilogue of a kernel whose
+// one output is a staged 16-bit tensor computed from a 16-bit product; the
+// schedule says why any other kernel keeps its epilogue with the consumers,
+// and a config asking for them there is refused with that reason.
+TEST(PlannerTest, EpilogueWarpsServeOneStagedSixteenBitOutput) {
+  auto schedule = [](const Graph& graph, const PlanOptions& options = {}) {
+    return PlanFusion(graph, DeviceLimits{}, options)->kernels[0].matmul();
+  };
+  const MatmulConfig asked{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8,
+                           .epilogue_warps = true};
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {256, 128});
+  Value w = b.Input("w", DType::kBF16, {128, 512});
+  Value y = Relu(Matmul(x, w)).Named("y");
+  // Rows of 500 bf16 are no multiple of 16 bytes: C is stored from registers.
+  Value w_t = b.Input("w_t", DType::kBF16, {500, 128});
+  Value narrow = Relu(Matmul(x, Transpose(w_t, {1, 0})));
+  const struct {
+    Graph graph;
+    PlanOptions options;
+    std::string why;
+  } refused[] = {
+      {*b.Build({y, Cast(y, DType::kF32).Named("y32")}), {}, "the kernel has several outputs"},
+      {*b.Build({Matmul(x, w)}), {}, "the output is the product itself"},
+      {*b.Build({Cast(y, DType::kF32)}), {}, "the output is not a 16-bit tensor staged for a TMA store"},
+      {*MatmulRelu(DType::kF32, 256, 512, 128), {.allow_tf32 = true}, "a tf32 product is f32"},
+      {*b.Build({narrow}), {}, "the output is not a 16-bit tensor staged"},
+  };
+  for (const auto& [graph, options, why] : refused) {
+    MatmulSchedule s = schedule(graph, options);
+    EXPECT_FALSE(s.config.epilogue_warps) << why;
+    EXPECT_THAT(s.no_epilogue_warps, HasSubstr(why));
+    EXPECT_THAT(std::string(ApplyMatmulConfig(asked, "test", DeviceLimits{}, s).message()),
+                HasSubstr(absl::StrCat("epilogue warps cannot serve this kernel: ", why)));
+  }
+  // Before Hopper there are no warpgroups to specialize.
+  DeviceLimits ampere;
+  ampere.compute_capability = 80;
+  MatmulSchedule old = PlanFusion(*b.Build({y}), ampere)->kernels[0].matmul();
+  EXPECT_EQ(old.no_epilogue_warps, "they are a wgmma schedule");
+  EXPECT_THAT(std::string(ApplyMatmulConfig(asked, "test", ampere, old).message()),
+              HasSubstr("epilogue warps are a wgmma schedule"));
+
+  MatmulSchedule s = schedule(*b.Build({y}));
+  EXPECT_TRUE(s.config.epilogue_warps);
+  EXPECT_THAT(std::string(ApplyMatmulConfig({.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .group_m = 8,
+                                             .pingpong = true, .epilogue_warps = true},
+                                            "test", DeviceLimits{}, s)
+                              .message()),
+              HasSubstr("epilogue warps serve cooperative tiles"));
+  EXPECT_TRUE(ApplyMatmulConfig(asked, "test", DeviceLimits{}, s).ok());
+
+  // A plan-wide override gives them to the kernels they can serve, and the
+  // same tile without them to the others: the unfused plan's bare matmul.
+  for (bool fuse : {true, false}) {
+    Plan plan = fuse ? *PlanFusion(*b.Build({y}), DeviceLimits{}) : *PlanUnfused(*b.Build({y}), DeviceLimits{});
+    ASSERT_TRUE(OverrideMatmulConfigs(asked, "--matmul-tile", DeviceLimits{}, plan).ok());
+    EXPECT_EQ(plan.kernels[0].matmul().config.epilogue_warps, fuse);
+    EXPECT_EQ(plan.kernels[0].matmul().config.block_n, 256);
+  }
+}
+
 TEST(PlannerTest, Tf32IsAnOptInThatSwapsOperandsForARowMajorB) {
   const Graph graph = *MatmulRelu(DType::kF32, 4096, 4096, 4096);
   const Kernel exact = PlanBoth(graph).fused.kernels[0];

@@ -89,7 +89,13 @@ TEST(MatmulConfigTextTest, RoundTripsAndRefusesOtherText) {
   EXPECT_EQ(ParseMatmulConfig(kChosen.ToString()), kChosen);
   EXPECT_EQ(ParseMatmulConfig("128x256x64:3"),
             (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 16}));
-  for (const char* bad : {"", "128x256", "128x256x64", "128x256x64:3:8:1", "axbxc:1", "128x256x64:three"}) {
+  for (const MatmulConfig& c : {MatmulConfig{.stages = 5, .group_m = 8, .pingpong = true},
+                                MatmulConfig{.stages = 3, .group_m = 8, .epilogue_warps = true}}) {
+    EXPECT_EQ(ParseMatmulConfig(c.ToString()), c) << c.ToString();
+  }
+  EXPECT_EQ(MatmulConfig{.epilogue_warps = true}.ToString(), "128x128x32:4:16:epilogue-warps");
+  for (const char* bad : {"", "128x256", "128x256x64", "128x256x64:3:8:1", "axbxc:1", "128x256x64:three",
+                          "128x256x64:3:8:pingpong:epilogue-warps"}) {
     EXPECT_FALSE(ParseMatmulConfig(bad).has_value()) << bad;
   }
 }
