@@ -19,7 +19,8 @@ Every peer time is the median of --reps repetitions between CUDA events, after w
 random inputs (never zeros). Then the SASS check of the config kiln ran: the kernel is
 emitted again (`kiln emit --matmul-tile=CONFIG`), built with `nvcc -cubin -Xptxas -v`, and
 its registers, spills, shared memory and HGMMA instructions are recorded.
-Writes DIR/matmul.json and DIR/matmul.md; prints the table last.
+Writes DIR/matmul.json and DIR/matmul.md; prints the table last. `--report-only` rewrites
+DIR/matmul.md from DIR/matmul.json, with no GPU or PyTorch.
 """
 
 from __future__ import annotations
@@ -35,13 +36,6 @@ import subprocess
 import sys
 import tempfile
 
-import torch
-import torch.nn.functional as F
-
-from cuda_timing import median_us
-
-TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
-
 
 def parse_name(path: str):
     """'matmul_relu_8192x8192x1024_bf16' -> ('matmul_relu', (8192, 8192, 1024), 'bf16')."""
@@ -54,13 +48,16 @@ def parse_name(path: str):
 
 
 
-def gelu_tanh(x):
-    return 0.5 * x * (1 + torch.tanh(0.79788456 * (x + 0.044715 * x * x * x)))
-
-
 def peers(workload: str, shape, dtype: str, reps: int, max_autotune: bool, skip_compile: bool) -> dict:
+    # PyTorch is needed only to time the peers, on the GPU machine.
+    import torch
+    from cuda_timing import median_us
+
+    def gelu_tanh(x):
+        return 0.5 * x * (1 + torch.tanh(0.79788456 * (x + 0.044715 * x * x * x)))
+
     m, n, k = shape
-    t = TORCH_DTYPES[dtype]
+    t = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[dtype]
     a = torch.randn(m, k, device="cuda", dtype=t)
     b = torch.randn(k, n, device="cuda", dtype=t)
     out = {}
@@ -146,8 +143,8 @@ def kernel_figures(result: dict) -> dict:
             "check": report.get("check")}
 
 
-def markdown(rows: list[dict], gpu: str) -> str:
-    lines = [f"# kiln matmul tier on {gpu}, {datetime.date.today()}", "",
+def markdown(rows: list[dict], gpu: str, date: str) -> str:
+    lines = [f"# kiln matmul tier on {gpu}, {date}", "",
              "| graph | kiln µs | TFLOP/s | config (source) | tuning s | peer | peer µs | kiln vs peer | "
              "regs | spills | HGMMA |",
              "|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|"]
@@ -174,11 +171,21 @@ def main() -> int:
     parser.add_argument("--max-autotune", action="store_true")
     parser.add_argument("--skip-compile", action="store_true", help="leave torch.compile out (it compiles per shape)")
     parser.add_argument("--no-check", action="store_true", help="skip kiln's check against the reference")
+    parser.add_argument("--report-only", action="store_true", help="rewrite OUT/matmul.md from OUT/matmul.json")
     args = parser.parse_args()
     kiln = shlex.split(args.kiln)
     out = pathlib.Path(args.out)
+    if args.report_only:
+        saved = json.loads((out / "matmul.json").read_text())
+        table = markdown(saved["rows"], saved["gpu"], saved["date"])
+        (out / "matmul.md").write_text(table)
+        print(table)
+        return 0
+    import torch
+
     out.mkdir(parents=True, exist_ok=True)
     gpu = torch.cuda.get_device_name()
+    date = str(datetime.date.today())
     rows = []
     for graph in args.graphs:
         workload, shape, dtype = parse_name(graph)
@@ -203,8 +210,8 @@ def main() -> int:
                 row["sass"] = sass_check(kiln, graph, figures["config"], flags)
             rows.append(row)
             (out / "matmul.json").write_text(
-                json.dumps({"gpu": gpu, "date": str(datetime.date.today()), "rows": rows}, indent=1) + "\n")
-    table = markdown(rows, gpu)
+                json.dumps({"gpu": gpu, "date": date, "rows": rows}, indent=1) + "\n")
+    table = markdown(rows, gpu, date)
     (out / "matmul.md").write_text(table)
     print(table)
     return 0

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
+#include "tests/pointwise_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -99,13 +100,7 @@ TEST(PointwiseEmitterTest, EveryBroadcastVariantCompiles) {
   for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
     for (const Dims& dims : {Dims{4, 24, 64}, Dims{3, 7, 9}, Dims{4, 5, 1001}}) {
       SCOPED_TRACE(absl::StrCat(DTypeName(dtype), DimsString(dims)));
-      GraphBuilder g;
-      Value x = g.Input("x", dtype, dims);
-      Value plane = g.Input("plane", dtype, {dims[1], dims[2]});
-      Value row = g.Input("row", dtype, {dims[0], 1, dims[2]});
-      Value column = g.Input("column", dtype, {dims[0], dims[1], 1});
-      Value scalar = g.Input("scalar", dtype, {1});
-      const GeneratedKernel k = EmitOnly(*g.Build({(x * plane + row + column + scalar).Named("y")}));
+      const GeneratedKernel k = EmitOnly(BroadcastsOverThreeDims(dtype, dims));
       EXPECT_THAT(k.body, HasSubstr("s_in4[u] = in4[0LL];"));
       EXPECT_THAT(k.body, HasSubstr(dims[2] % 8 == 0 ? "x_in2[u] = kiln_load_vec<" : "h_in2[u] = *reinterpret_cast<"));
       ExpectCompiles(k);

@@ -201,7 +201,9 @@ TEST(RowEmitterTest, StagedRowKernelsOfEveryOpCompile) {
           has_staged |= k.kind == KernelKind::kRowReduction && k.row().strategy == RowStrategy::kStagedPersistent;
         }
         EXPECT_EQ(has_staged, staged);
-        if (staged) EXPECT_THAT(RowKernelBody(graph), HasSubstr("kiln_stage_wait();"));
+        if (staged) {
+          EXPECT_THAT(RowKernelBody(graph), HasSubstr("kiln_stage_wait();"));
+        }
       }
     }
   }

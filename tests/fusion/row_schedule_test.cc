@@ -32,6 +32,32 @@ Plan Fused(const Graph& graph) {
   return *plan;
 }
 
+// A row op on [rows, cols] and the one row kernel it plans to.
+struct RowPlanCase {
+  RowOp op;
+  DType dtype;
+  int64_t rows, cols;
+  RowStrategy strategy;
+  int lanes_per_row, threads, rows_per_group;
+  std::string text, reason;
+};
+
+void ExpectRowPlans(const std::vector<RowPlanCase>& cases) {
+  for (const RowPlanCase& c : cases) {
+    SCOPED_TRACE(absl::StrCat(RowOpName(c.op), " ", c.rows, "x", c.cols));
+    const Plan plan = Fused(SweepRowGraph(c.op, c.dtype, c.rows, c.cols));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    const Kernel& k = plan.kernels[0];
+    const RowSchedule& row = k.row();
+    EXPECT_EQ(row.strategy, c.strategy);
+    EXPECT_EQ(row.lanes_per_row, c.lanes_per_row);
+    EXPECT_EQ(row.threads, c.threads);
+    EXPECT_EQ(row.rows_per_group, c.rows_per_group);
+    EXPECT_EQ(k.Strategy(), c.text);
+    EXPECT_EQ(k.Reason(), c.reason);
+  }
+}
+
 TEST(RowScheduleTest, WeightCastsFoldIntoTheLayerNormKernel) {
   const Graph graph = LayerNormWithWeights(DType::kBF16, 8192, 8192);
   const Plan plan = Fused(graph);
@@ -82,7 +108,9 @@ TEST(RowScheduleTest, ProducersUsedElsewhereKeepTheirKernel) {
     int holding_w32 = 0;
     for (const Kernel& k : plan.kernels) {
       if (NodeNames(graph, k.nodes) == std::vector<std::string>{"w32"}) ++holding_w32;
-      if (k.kind == KernelKind::kRowReduction) EXPECT_THAT(k.row().broadcast_nodes, IsEmpty());
+      if (k.kind == KernelKind::kRowReduction) {
+        EXPECT_THAT(k.row().broadcast_nodes, IsEmpty());
+      }
     }
     EXPECT_EQ(holding_w32, 1);
   }
@@ -114,51 +142,31 @@ TEST(RowScheduleTest, BlockThreadsFollowTheRowsBytes) {
 // and each group covering several rows in turn until a thread has 32 bytes
 // of loads in flight. The shapes are the sweep's short-row cliff on the H200.
 TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
-  struct Case {
-    RowOp op;
-    DType dtype;
-    int64_t rows, cols;
-    RowStrategy strategy;
-    int lanes, rows_per_group;
-    std::string text, reason;
-  };
-  const Case cases[] = {
-      {RowOp::kSoftmax, DType::kF32, 67108864, 1, RowStrategy::kPackedPersistent, 1, 8,
+  // A group's lanes are its threads.
+  ExpectRowPlans({
+      {RowOp::kSoftmax, DType::kF32, 67108864, 1, RowStrategy::kPackedPersistent, 1, 1, 8,
        "persistent (rows packed in warps), 1 lane per row, 256 rows per warp",
        "row of 1 f32 = 4 B fits 1 lane's registers: 32 rows side by side in a warp, each lane group covering 8 "
        "rows in turn (32 bytes in flight a thread)"},
-      {RowOp::kSum, DType::kF32, 33554432, 2, RowStrategy::kPackedPersistent, 1, 4,
+      {RowOp::kSum, DType::kF32, 33554432, 2, RowStrategy::kPackedPersistent, 1, 1, 4,
        "persistent (rows packed in warps), 1 lane per row, 128 rows per warp",
        "row of 2 f32 = 8 B fits 1 lane: 32 rows side by side in a warp, each lane group covering 4 rows in turn "
        "(32 bytes in flight a thread), one pass"},
-      {RowOp::kLogSumExp, DType::kF32, 2097152, 32, RowStrategy::kPackedPersistent, 8, 2,
+      {RowOp::kLogSumExp, DType::kF32, 2097152, 32, RowStrategy::kPackedPersistent, 8, 8, 2,
        "persistent (rows packed in warps), 8 lanes per row, 8 rows per warp",
        "row of 32 f32 = 128 B fits 8 lanes' registers: 4 rows side by side in a warp, each lane group covering 2 "
        "rows in turn (32 bytes in flight a thread)"},
       // A bf16 row of 16 is two vectors of 8: 2 lanes, 16 rows side by side.
-      {RowOp::kRmsNorm, DType::kBF16, 4194304, 16, RowStrategy::kPackedPersistent, 2, 2,
+      {RowOp::kRmsNorm, DType::kBF16, 4194304, 16, RowStrategy::kPackedPersistent, 2, 2, 2,
        "persistent (rows packed in warps), 2 lanes per row, 32 rows per warp",
        "row of 16 f32 = 64 B fits 2 lanes' registers: 16 rows side by side in a warp, each lane group covering 2 "
        "rows in turn (32 bytes in flight a thread)"},
       // Long rows keep a warp per row and their plan: 32 bytes a thread already.
-      {RowOp::kSoftmax, DType::kF32, 65536, 1024, RowStrategy::kWarpPersistent, 32, 1, "persistent (warp per row)",
+      {RowOp::kSoftmax, DType::kF32, 65536, 1024, RowStrategy::kWarpPersistent, 32, 32, 1, "persistent (warp per row)",
        "row of 1024 f32 = 4 KiB fits one warp's registers: a warp per row"},
-      {RowOp::kMax, DType::kBF16, 67108, 1000, RowStrategy::kWarpPersistent, 32, 1, "persistent (warp per row)",
+      {RowOp::kMax, DType::kBF16, 67108, 1000, RowStrategy::kWarpPersistent, 32, 32, 1, "persistent (warp per row)",
        "row of 1000 f32 = 4000 B fits one warp: a warp per row, one pass"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(absl::StrCat(RowOpName(c.op), " ", c.rows, "x", c.cols));
-    const Plan plan = Fused(SweepRowGraph(c.op, c.dtype, c.rows, c.cols));
-    ASSERT_EQ(plan.kernels.size(), 1u);
-    const Kernel& k = plan.kernels[0];
-    const RowSchedule& row = k.row();
-    EXPECT_EQ(row.strategy, c.strategy);
-    EXPECT_EQ(row.lanes_per_row, c.lanes);
-    EXPECT_EQ(row.threads, c.lanes);
-    EXPECT_EQ(row.rows_per_group, c.rows_per_group);
-    EXPECT_EQ(k.Strategy(), c.text);
-    EXPECT_EQ(k.Reason(), c.reason);
-  }
+  });
 }
 
 // Expect fewer rows a group where more would leave SMs short of warps: 4096
@@ -178,57 +186,39 @@ TEST(RowScheduleTest, FewShortRowsKeepOneRowAGroup) {
 // where fewer than four blocks an SM would remain. The first five are the
 // sweep's cliffs on the H200.
 TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
-  struct Case {
-    RowOp op;
-    DType dtype;
-    int64_t rows, cols;
-    int threads, rows_per_group;
-    std::string text, reason;
-  };
-  const Case cases[] = {
-      {RowOp::kSum, DType::kBF16, 2033601, 33, 256, 2, "persistent (rows staged in shared memory), 512 rows per block",
+  ExpectRowPlans({
+      {RowOp::kSum, DType::kBF16, 2033601, 33, RowStrategy::kStagedPersistent, 1, 256, 2,
+       "persistent (rows staged in shared memory), 512 rows per block",
        "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 512 rows "
        "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn, one pass"},
-      {RowOp::kLogSumExp, DType::kF16, 2033601, 33, 256, 2,
+      {RowOp::kLogSumExp, DType::kF16, 2033601, 33, RowStrategy::kStagedPersistent, 1, 256, 2,
        "persistent (rows staged in shared memory), 512 rows per block",
        "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 512 rows "
        "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn"},
       // Input and output: 264 B a row, 155 rows in 40 KiB, so 128 threads a row each.
-      {RowOp::kLayerNorm, DType::kF32, 2033601, 33, 128, 1,
+      {RowOp::kLayerNorm, DType::kF32, 2033601, 33, RowStrategy::kStagedPersistent, 1, 128, 1,
        "persistent (rows staged in shared memory), 128 rows per block",
        "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 128 rows "
        "(33 KiB) in shared memory with 16-byte copies and each of its 128 threads reduces a row"},
-      {RowOp::kLayerNorm, DType::kBF16, 67108864, 1, 256, 32,
+      {RowOp::kLayerNorm, DType::kBF16, 67108864, 1, RowStrategy::kStagedPersistent, 1, 256, 32,
        "persistent (rows staged in shared memory), 8192 rows per block",
        "row of 1 f32 = 4 B: no vector both divides the row and fills a lane's load, so a block stages 8192 rows "
        "(32 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 32 rows in turn"},
-      {RowOp::kSoftmax, DType::kF32, 22369621, 3, 256, 4,
+      {RowOp::kSoftmax, DType::kF32, 22369621, 3, RowStrategy::kStagedPersistent, 1, 256, 4,
        "persistent (rows staged in shared memory), 1024 rows per block",
        "row of 3 f32 = 12 B: no vector both divides the row and fills a lane's load, so a block stages 1024 rows "
        "(24 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 4 rows in turn"},
       // 16 blocks of 256 rows already leave SMs idle: a row a thread.
-      {RowOp::kSoftmax, DType::kF32, 4096, 3, 256, 1, "persistent (rows staged in shared memory), 256 rows per block",
+      {RowOp::kSoftmax, DType::kF32, 4096, 3, RowStrategy::kStagedPersistent, 1, 256, 1,
+       "persistent (rows staged in shared memory), 256 rows per block",
        "row of 3 f32 = 12 B: no vector both divides the row and fills a lane's load, so a block stages 256 rows "
        "(6 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces a row"},
       // 63 f32 in and out: 504 B a row, 81 rows in 40 KiB, so blocks of 64 threads.
-      {RowOp::kRmsNorm, DType::kF32, 1000000, 63, 64, 1,
+      {RowOp::kRmsNorm, DType::kF32, 1000000, 63, RowStrategy::kStagedPersistent, 1, 64, 1,
        "persistent (rows staged in shared memory), 64 rows per block",
        "row of 63 f32 = 252 B: no vector both divides the row and fills a lane's load, so a block stages 64 rows "
        "(32256 B) in shared memory with 16-byte copies and each of its 64 threads reduces a row"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(absl::StrCat(RowOpName(c.op), " ", c.rows, "x", c.cols));
-    const Plan plan = Fused(SweepRowGraph(c.op, c.dtype, c.rows, c.cols));
-    ASSERT_EQ(plan.kernels.size(), 1u);
-    const Kernel& k = plan.kernels[0];
-    const RowSchedule& row = k.row();
-    EXPECT_EQ(row.strategy, RowStrategy::kStagedPersistent);
-    EXPECT_EQ(row.lanes_per_row, 1);
-    EXPECT_EQ(row.threads, c.threads);
-    EXPECT_EQ(row.rows_per_group, c.rows_per_group);
-    EXPECT_EQ(k.Strategy(), c.text);
-    EXPECT_EQ(k.Reason(), c.reason);
-  }
+  });
 }
 
 // Rows that lanes of whole vectors fit keep their lane groups, and so do

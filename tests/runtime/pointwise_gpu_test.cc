@@ -9,6 +9,7 @@
 #include "frontends/builder.h"
 #include "gtest/gtest.h"
 #include "tests/differential.h"
+#include "tests/pointwise_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -40,14 +41,8 @@ TEST_F(PointwiseGpuTest, BroadcastsOverThreeDims) {
   for (DType dtype : kFloats) {
     for (const Dims& dims : {Dims{4, 24, 64}, Dims{5, 31, 1000}, Dims{3, 7, 9}, Dims{3, 7, 17}, Dims{4, 5, 1001},
                              Dims{2, 33, 4093}}) {
-      GraphBuilder g;
-      Value x = g.Input("x", dtype, dims);
-      Value plane = g.Input("plane", dtype, {dims[1], dims[2]});
-      Value row = g.Input("row", dtype, {dims[0], 1, dims[2]});
-      Value column = g.Input("column", dtype, {dims[0], dims[1], 1});
-      Value scalar = g.Input("scalar", dtype, {1});
-      const Graph graph = *g.Build({(x * plane + row + column + scalar).Named("y")});
-      EXPECT_EQ(CheckAgainstReference(graph, device(), cache, 7), "") << DTypeName(dtype) << DimsString(dims);
+      EXPECT_EQ(CheckAgainstReference(BroadcastsOverThreeDims(dtype, dims), device(), cache, 7), "")
+          << DTypeName(dtype) << DimsString(dims);
     }
   }
 }
