@@ -63,6 +63,79 @@ KernelProduct ProductOf(const MatmulSchedule& s) {
           .a_mn_major = s.a.transposed, .b_mn_major = !s.b.transposed};
 }
 
+// The consumers' epilogue of each tile (no epilogue warps): every output
+// computed from the accumulator pairs, the staged ones one at a time through
+// the consumer's staging tile and a TMA store, the others stored from the
+// registers. A pair is two adjacent accumulators: C's (row, col) and
+// (row, col + 1), or, transposed, C's (row, col) and (row + 1, col); the
+// pair's callback names its kernel coordinates so that `row` and `col` are
+// always C's. `flat_index` declares i0, as for EpilogueWarpsLoop.
+absl::StatusOr<std::string> ConsumerEpilogue(const Graph& graph, const MatmulSchedule& s,
+                                             const MatmulEpilogue& epilogue, const KernelSignature& signature,
+                                             const std::vector<std::pair<NodeId, std::string>>& staged,
+                                             const std::vector<NodeId>& direct, const std::string& flat_index) {
+  const bool transposed_output = s.swap_operands;
+  const std::string coordinates = transposed_output ? "int col, int row" : "int row, int col";
+  const std::string pair_parameters = absl::StrCat("int r, int c, ", coordinates, ", float acc0, float acc1");
+  auto at = [&](int e) {
+    if (transposed_output) {
+      return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e * s.n, "LL)"), .batch = "tile.batch",
+                                .row = absl::StrCat("(row + ", e, ")"), .col = "col"};
+    }
+    return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e, ")"), .batch = "tile.batch", .row = "row",
+                              .col = absl::StrCat("(col + ", e, ")")};
+  };
+  // Whether element e of a pair lies inside C: the second of a transposed
+  // pair may lie past the last row, where M is odd.
+  auto inside = [&](int e) {
+    return transposed_output ? absl::StrCat("row + ", e, " < ", s.m) : absl::StrCat("col + ", e, " < ", s.n, "LL");
+  };
+  const std::string pair_outside = absl::StrCat("row >= ", s.m, " || col >= ", s.n);
+  std::string code;
+  for (const auto& [output, map] : staged) {
+    const std::string type = StorageType(graph.node(output).dtype);
+    std::string pair_code;
+    for (int e = 0; e < 2; ++e) {
+      std::string element;
+      absl::StatusOr<StoredValues> values =
+          epilogue.Emit({output}, absl::StrCat("acc", e), at(e), "          ", element);
+      if (!values.ok()) return values.status();
+      const std::string stored = absl::StrCat("s", e);
+      const std::string compute = absl::StrCat("        {\n", element, "          ", stored, " = ", (*values)[output],
+                                               ";\n        }\n");
+      // Staged elements past C's edge are clipped by the TMA store; they
+      // are zero rather than computed from operands read out of bounds.
+      absl::StrAppend(&pair_code, "        ", type, " ", stored, " = 0;\n",
+                      e == 1 && transposed_output ? absl::StrCat("        if (", inside(e), ")\n", compute) : compute);
+    }
+    absl::StrAppend(&code, "      consumer.staging_acquire();\n", "      consumer.for_each_pair(tile, [&](",
+                    pair_parameters, ") {\n", "        if (", pair_outside, ") return;\n",
+                    FlatIndexIfUsed(flat_index, pair_code), pair_code, "        consumer.stage_pair",
+                    transposed_output ? "_transposed" : "", "<", type, ">(r, c, s0, s1);\n", "      });\n",
+                    "      consumer.store_staged", transposed_output ? "_transposed" : "", "<", type, ">(&", map,
+                    ", tile);\n");
+  }
+  if (!direct.empty()) {
+    std::string element_code[2];
+    for (int e = 0; e < 2; ++e) {
+      std::string element;
+      absl::StatusOr<StoredValues> values = epilogue.Emit(direct, absl::StrCat("acc", e), at(e), "          ", element);
+      if (!values.ok()) return values.status();
+      for (NodeId output : direct) {
+        absl::StrAppend(&element, "          ", signature.OutputName(output), "[", at(e).flat, "] = ",
+                        (*values)[output], ";\n");
+      }
+      element_code[e] = absl::StrCat("        if (", inside(e), ") {\n", element, "        }\n");
+    }
+    absl::StrAppend(&code, "      consumer.for_each_pair(tile, [&](int, int, ", coordinates,
+                    ", float acc0, float acc1) {\n", "        if (",
+                    transposed_output ? absl::StrCat("col >= ", s.n) : absl::StrCat("row >= ", s.m),
+                    ") return;\n", FlatIndexIfUsed(flat_index, absl::StrCat(element_code[0], element_code[1])),
+                    element_code[0], element_code[1], "      });\n");
+  }
+  return code;
+}
+
 // The epilogue warps' loop (MatmulConfig::epilogue_warps): each tile the
 // consumers staged is rewritten in place, a 16-byte chunk of eight elements
 // at a time, from the staged products to `output`, then stored through `map`.
@@ -158,8 +231,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", p.m, "LL, ", p.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", p.block_m, ", ", p.block_n, ", ", c.stages, ", ", Bool(p.a_mn_major), ", ",
                   Bool(p.b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ",
-                  Bool(c.epilogue_warps), ", ",
-                  s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ", batches, ">;\n",
+                  Bool(c.epilogue_warps), ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ",
+                  batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
                   ", \"launch shape\");\n", "  extern __shared__ unsigned char shared_bytes[];\n",
@@ -171,82 +244,25 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
       "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kTiles; t = Gemm::next_tile(t)) {\n",
       "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
 
-  // The flat output index of (row, col), once per pair: every output has the
-  // matmul's shape. A pair is two adjacent accumulators: C's (row, col) and
-  // (row, col + 1), or, transposed, C's (row, col) and (row + 1, col); the
-  // pair's callback names its kernel coordinates so that `row` and `col`
-  // are always C's.
-  const std::string first = absl::StrCat("        const long long i0 = (static_cast<long long>(tile.batch) * ", s.m,
-                                         "LL + row) * ", s.n, "LL + col;\n");
-  const std::string coordinates = transposed_output ? "int col, int row" : "int row, int col";
-  const std::string pair_parameters = absl::StrCat("int r, int c, ", coordinates, ", float acc0, float acc1");
-  auto at = [&](int e) {
-    if (transposed_output) {
-      return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e * s.n, "LL)"), .batch = "tile.batch",
-                                .row = absl::StrCat("(row + ", e, ")"), .col = "col"};
-    }
-    return ElementCoordinates{.flat = absl::StrCat("(i0 + ", e, ")"), .batch = "tile.batch", .row = "row",
-                              .col = absl::StrCat("(col + ", e, ")")};
-  };
-  // Whether element e of a pair lies inside C: the second of a transposed
-  // pair may lie past the last row, where M is odd.
-  auto inside = [&](int e) {
-    return transposed_output ? absl::StrCat("row + ", e, " < ", s.m) : absl::StrCat("col + ", e, " < ", s.n, "LL");
-  };
-  const std::string pair_outside = absl::StrCat("row >= ", s.m, " || col >= ", s.n);
+  // The flat output index of (row, col) of C, where the epilogue reads it:
+  // every output has the matmul's shape.
+  const std::string flat_index = absl::StrCat("        const long long i0 = (static_cast<long long>(tile.batch) * ",
+                                              s.m, "LL + row) * ", s.n, "LL + col;\n");
   if (c.epilogue_warps) {
     // The schedule allows epilogue warps for one staged output alone (NoEpilogueWarps).
     if (staged.size() != 1 || !direct.empty()) {
       return absl::InternalError(absl::StrCat(kernel.name, ": epilogue warps need one staged output"));
     }
-    absl::StatusOr<std::string> loop = EpilogueWarpsLoop(s, epilogue, staged[0].first, staged[0].second, first);
+    absl::StatusOr<std::string> loop = EpilogueWarpsLoop(s, epilogue, staged[0].first, staged[0].second, flat_index);
     if (!loop.ok()) return loop.status();
     absl::StrAppend(&body, *loop, consumer_loop,
                     "      consumer.hand_over(t, tile, [&](int r, int c, float acc0, float acc1) {\n",
-                    "        consumer.stage_pair<", StorageType(dtype), ">(r, c, ", StoreConversion(dtype, "acc0"), ", ",
-                    StoreConversion(dtype, "acc1"), ");\n", "      });\n");
+                    "        consumer.stage_pair<", StorageType(dtype), ">(r, c, ", StoreConversion(dtype, "acc0"),
+                    ", ", StoreConversion(dtype, "acc1"), ");\n", "      });\n");
   } else {
-    absl::StrAppend(&body, consumer_loop);
-    for (const auto& [output, map] : staged) {
-      const std::string type = StorageType(graph.node(output).dtype);
-      std::string pair_code;
-      for (int e = 0; e < 2; ++e) {
-        std::string element;
-        absl::StatusOr<StoredValues> values = epilogue.Emit({output}, absl::StrCat("acc", e), at(e), "          ", element);
-        if (!values.ok()) return values.status();
-        const std::string stored = absl::StrCat("s", e);
-        const std::string compute = absl::StrCat("        {\n", element, "          ", stored, " = ", (*values)[output],
-                                                 ";\n        }\n");
-        // Staged elements past C's edge are clipped by the TMA store; they
-        // are zero rather than computed from operands read out of bounds.
-        absl::StrAppend(&pair_code, "        ", type, " ", stored, " = 0;\n",
-                        e == 1 && transposed_output ? absl::StrCat("        if (", inside(e), ")\n", compute) : compute);
-      }
-      absl::StrAppend(&body, "      consumer.staging_acquire();\n", "      consumer.for_each_pair(tile, [&](",
-                      pair_parameters, ") {\n", "        if (", pair_outside, ") return;\n",
-                      FlatIndexIfUsed(first, pair_code), pair_code, "        consumer.stage_pair",
-                      transposed_output ? "_transposed" : "", "<", type, ">(r, c, s0, s1);\n", "      });\n",
-                      "      consumer.store_staged", transposed_output ? "_transposed" : "", "<", type, ">(&", map,
-                      ", tile);\n");
-    }
-    if (!direct.empty()) {
-      std::string element_code[2];
-      for (int e = 0; e < 2; ++e) {
-        std::string element;
-        absl::StatusOr<StoredValues> values = epilogue.Emit(direct, absl::StrCat("acc", e), at(e), "          ", element);
-        if (!values.ok()) return values.status();
-        for (NodeId output : direct) {
-          absl::StrAppend(&element, "          ", signature.OutputName(output), "[", at(e).flat, "] = ",
-                          (*values)[output], ";\n");
-        }
-        element_code[e] = absl::StrCat("        if (", inside(e), ") {\n", element, "        }\n");
-      }
-      absl::StrAppend(&body, "      consumer.for_each_pair(tile, [&](int, int, ", coordinates,
-                      ", float acc0, float acc1) {\n", "        if (",
-                      transposed_output ? absl::StrCat("col >= ", s.n) : absl::StrCat("row >= ", s.m),
-                      ") return;\n", FlatIndexIfUsed(first, absl::StrCat(element_code[0], element_code[1])),
-                      element_code[0], element_code[1], "      });\n");
-    }
+    absl::StatusOr<std::string> code = ConsumerEpilogue(graph, s, epilogue, signature, staged, direct, flat_index);
+    if (!code.ok()) return code.status();
+    absl::StrAppend(&body, consumer_loop, *code);
   }
   absl::StrAppend(&body, "    }\n    consumer.finish();\n  }\n}\n");
 

@@ -78,6 +78,8 @@ struct KilnSm90Gemm {
   static constexpr int kProducerRegisters = kEpilogueWarps ? 56 : 40;
   static constexpr int kConsumerRegisters = kEpilogueWarps ? 224 : 232;
   static constexpr int kEpilogueThreads = 96;  // warps 1-3
+  // Named barriers: 0 is __syncthreads, 1 + wg a consumer's staging, then the epilogue warps'.
+  static constexpr int kEpilogueBarrier = 1 + kConsumers;
   static constexpr int kSharedBytes = kOffsetBarriers + kBarriers * 8 + 1024;
   static_assert(kWgRows == 64 || kWgRows == 128, "a consumer owns 64 or 128 rows");
   static_assert(kBN % 64 == 0 && kBN <= 256 && kSlabs * kAccumulators <= 128, "tile too wide for the registers");
@@ -459,7 +461,7 @@ struct KilnSm90Gemm {
     // hands the staging tiles back to the consumers.
     __device__ __forceinline__ void store(const KilnTensorMap* map, const KilnTile& tile) const {
       kiln_fence_async_shared();
-      kiln_named_barrier(3, kEpilogueThreads);
+      kiln_named_barrier(kEpilogueBarrier, kEpilogueThreads);
       if (threadIdx.x == 32) {
 #pragma unroll
         for (int wg = 0; wg < kConsumers; ++wg) {
