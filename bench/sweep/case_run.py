@@ -178,6 +178,7 @@ def run_case(case, settings: CaseSettings) -> dict:
             "run_launch": report.get("run_launch", ""),
             "kiln_compile_ms": report.get("compile_ms"),
             "kiln_cache": report.get("cache", {}),
+            "kiln_build": report.get("kiln", ""),
         })
         fn = torch_function(case)
         if check:

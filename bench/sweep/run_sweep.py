@@ -3,7 +3,7 @@
 torch.compile of the same function, in the same run, with kiln's output checked against torch's.
 
     python3 bench/sweep/run_sweep.py --kiln ".gpu/run kiln" --out DIR [--filter REGEX] [--max-cases N]
-        [--skip-done] [--jobs 14] [--budget-s 540] [--skip-compile] [--report-only]
+        [--skip-done | --rerun-slower] [--jobs 14] [--budget-s 540] [--skip-compile] [--report-only]
 
 The cases run in a round robin over the classes (schedule.py), so a run cut short still covers
 every class, in chunks of two phases:
@@ -21,7 +21,8 @@ phases: a chunk is as many cases as the time left is predicted to hold (a cost m
 cases measured so far), and no case starts that is predicted to end after the budget; the run says
 how many cases are left (rerun with --skip-done). Results accumulate in DIR/sweep.json, saved
 every few seconds and at the end, so a run cut short keeps what it finished and later slices add
-to it. Each run then rewrites DIR/sweep.md and DIR/plots/<class>.svg (sweep_results.py), prints
+to it; each case records the kiln build that ran it, and `--rerun-slower` measures again the cases
+held as failed or slower than the faster peer. Each run then rewrites DIR/sweep.md and DIR/plots/<class>.svg (sweep_results.py), prints
 where its time went (phases, the timing phase's steps summed over its cases, and whether the
 caches hit) and writes the same to DIR/phases.json. `--report-only` rewrites the report from
 DIR/sweep.json alone. Needs PyTorch (with Triton for torch.compile) and numpy: it runs on the GPU
@@ -66,6 +67,9 @@ def parse_args(argv):
     parser.add_argument("--filter", help="only cases whose name matches this regular expression")
     parser.add_argument("--max-cases", type=int, help="at most this many cases (the first in round-robin order)")
     parser.add_argument("--skip-done", action="store_true", help="leave out cases DIR/sweep.json already holds")
+    parser.add_argument("--rerun-slower", action="store_true",
+                        help="only the cases DIR/sweep.json holds as failed or slower than the faster peer, "
+                             "measured again (after a change, or where an older build measured them)")
     parser.add_argument("--reps", type=int, default=30, help="timed repetitions of each variant")
     parser.add_argument("--check-max-elements", type=int, default=1 << 26,
                         help="compare with torch only where the largest input has at most this many elements")
@@ -102,6 +106,12 @@ class Saver:
     def now(self) -> None:
         save_results(self._path, self._results)
         self._last = self._now()
+
+
+def slower_or_failed(results: dict) -> set[str]:
+    """The names of the cases whose result is an error or slower than the faster peer."""
+    return {name for name, r in results.items()
+            if "kiln_us" not in r or r.get("kiln_speedup_vs_faster_peer", 1.0) < 1.0}
 
 
 def summary_line(result: dict, seconds: float) -> str:
@@ -292,7 +302,8 @@ def main(argv=None, case_runner=run_case, case_preparer=prepare, make_pool=WarmP
         io.mkdir(parents=True, exist_ok=True)
         remove_io(io)  # what a killed run left there (in /dev/shm it holds memory)
         kiln = shlex.split(args.kiln)
-        cases = select(all_cases(), args.filter, set(results) if args.skip_done else set(), args.max_cases)
+        cases = select(all_cases(), args.filter, set(results) if args.skip_done else set(), args.max_cases,
+                       slower_or_failed(results) if args.rerun_slower else None)
         settings = CaseSettings(kiln=kiln, graphs=graphs, io=io, reps=args.reps,
                                 check_max=args.check_max_elements, skip_compile=args.skip_compile)
         saver = Saver(results_path, results, now)

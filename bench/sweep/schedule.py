@@ -39,10 +39,11 @@ def case_bytes(case) -> int:
     return total * {"f32": 4, "bf16": 2, "f16": 2}[case.dtype]
 
 
-def select(cases, pattern: str | None, done: set[str], max_cases: int | None) -> list:
-    """The cases to run, in round-robin order: those matching `pattern`, less those in `done`,
-    at most `max_cases` of them."""
-    chosen = [c for c in cases if (not pattern or re.search(pattern, c.name)) and c.name not in done]
+def select(cases, pattern: str | None, done: set[str], max_cases: int | None, only: set[str] | None = None) -> list:
+    """The cases to run, in round-robin order: those matching `pattern` (and named in `only`, when
+    given), less those in `done`, at most `max_cases` of them."""
+    chosen = [c for c in cases if (not pattern or re.search(pattern, c.name)) and c.name not in done
+              and (only is None or c.name in only)]
     ordered = round_robin(chosen)
     return ordered if max_cases is None else ordered[:max_cases]
 

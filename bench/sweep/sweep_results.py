@@ -10,6 +10,7 @@ one series per kiln strategy). Standard library only.
 
 from __future__ import annotations
 
+import collections
 import json
 import math
 import os
@@ -72,7 +73,11 @@ def markdown(results: list[dict], gpu: str) -> str:
                 if "kiln_us" not in r:
                     section.append(f"| {r['name']} | kiln failed: {r.get('error', '?')} | | | | | | |")
             slow_sections += section + [""]
-    return "\n".join(lines + [""] + slow_sections)
+    builds = collections.Counter(r.get("kiln_build") or "not recorded (older runs)" for r in results)
+    measured = ["## Measured by", "", "Slices of the sweep run at different times; `--rerun-slower` measures the "
+                "failed and slower cases again.", "", "| kiln build | cases |", "|---|---|"]
+    measured += [f"| {build} | {count} |" for build, count in sorted(builds.items())]
+    return "\n".join(lines + [""] + slow_sections + measured) + "\n"
 
 
 def write_report(out: pathlib.Path, results: dict) -> None:

@@ -53,7 +53,7 @@ def fake_result(case, kiln_us=100.0) -> dict:
               "kiln_us": kiln_us, "builtin_us": 1.5 * kiln_us, "compile_us": 1.2 * kiln_us,
               "seconds": {"inputs": 0.1, "kiln run": 0.4, "compile": 0.05},
               "kiln_cache": {"compiles": 0, "disk_hits": 1}, "compile_cache": {"inductor.fxgraph_cache_hit": 1},
-              "inputs_from": "kiln's draws"}
+              "inputs_from": "kiln's draws", "kiln_build": "0.1.0 (git fake)"}
     _fractions(result)
     return result
 
@@ -133,6 +133,8 @@ class SelectionTest(unittest.TestCase):
         self.assertNotIn("softmax_1000x32768_f32", {c.name for c in chosen})
         self.assertEqual(len(chosen), sum(1 for c in CASES if c.name.startswith("softmax_")) - 1)
         self.assertEqual([c.name for c in select(CASES, "^softmax_", done, 3)], [c.name for c in chosen[:3]])
+        only = {"softmax_1000x32768_f32", chosen[0].name, "sum_1x128_f32"}
+        self.assertEqual([c.name for c in select(CASES, "^softmax_", done, None, only)], [chosen[0].name])
 
     def test_case_bytes_counts_every_input(self):
         case = next(c for c in CASES if c.name == "layernorm_65536x1024_bf16")
@@ -511,6 +513,8 @@ class ResultFilesTest(unittest.TestCase):
             md = (out / "sweep.md").read_text()
             self.assertIn("# Memory-bound sweep on Fake GPU", md)
             self.assertIn("kiln failed: boom", md)
+            self.assertIn(f"| 0.1.0 (git fake) | {len(cases) - 1} |", md)
+            self.assertIn("| not recorded (older runs) | 1 |", md)
             self.assertIn("| row | ", md)
             for cls in ("row", "transpose"):
                 self.assertIn("<svg", (out / "plots" / f"{cls}.svg").read_text())
@@ -562,6 +566,20 @@ class MainTest(unittest.TestCase):
             runner, pools, _ = self.main(out, "--report-only")
             self.assertEqual((runner.ran, pools), ([], []))
             self.assertIn("| row | 10 |", (out / "sweep.md").read_text())
+
+    def test_rerun_slower_measures_the_slower_and_failed_cases_again(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = pathlib.Path(tmp)
+            self.main(out, "--filter", "^sum_", "--max-cases", "6", "--jobs", "0")
+            results = load_results(out / "sweep.json")
+            names = sorted(results)
+            results[names[0]]["kiln_speedup_vs_faster_peer"] = 0.8
+            results[names[1]] = {"name": names[1], "class": "row", "error": "kiln failed: boom"}
+            save_results(out / "sweep.json", results)
+            runner, _, _ = self.main(out, "--rerun-slower", "--jobs", "0")
+            self.assertEqual(sorted(runner.ran), names[:2])
+            self.assertEqual(len(load_results(out / "sweep.json")), 6)
+            self.assertNotIn("error", load_results(out / "sweep.json")[names[1]])
 
     def test_the_budget_cuts_the_run(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -23,6 +23,7 @@
 #include "frontends/cli/run_report.h"
 #include "frontends/cli/save_io.h"
 #include "frontends/cli/tensor_io_flags.h"
+#include "frontends/cli/version.h"
 #include "fusion/plan_tolerance.h"
 #include "fusion/traffic.h"
 #include "graph/atomic_file.h"
@@ -218,7 +219,8 @@ int RunRunCommand(const CommandLine& line) {
        .autotune = flags.Text(kAutotune) == "on",
        .tuning = {.progress = [](absl::string_view line) { absl::FPrintF(stderr, "%s\n", line); }}});
   if (!exe.ok()) return ReportError(planned.InFile(exe.status()));
-  RunResult result{.graph = planned.name,
+  RunResult result{.kiln = KilnBuildText(),
+                   .graph = planned.name,
                    .fused = !flags.Switch(kUnfused),
                    .gpu = (*device)->info().name,
                    .nvrtc = NvrtcVersion(),

@@ -73,6 +73,7 @@ std::string RunJson(const RunResult& result) {
   const RunCheck& check = result.check;
   return JsonObjectLines(
              {
+                 {"kiln", JsonString(result.kiln)},
                  {"graph", JsonString(result.graph)},
                  {"plan", JsonString(PlanName(result))},
                  {"gpu", JsonString(result.gpu)},

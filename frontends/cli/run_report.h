@@ -45,6 +45,7 @@ struct RunCheck {
 };
 
 struct RunResult {
+  std::string kiln;   // the build that ran (KilnBuildText), so results say what they measured
   std::string graph;  // the file name without its extension
   bool fused = true;
   std::string gpu;

@@ -25,9 +25,10 @@ std::string DriverText() {
 
 }  // namespace
 
+std::string KilnBuildText() { return absl::StrCat(kKilnVersion, " (git ", kGitRevision, ")"); }
+
 std::string VersionText() {
-  return absl::StrCat("kiln ", kKilnVersion, " (git ", kGitRevision, ")\nNVRTC ", NvrtcVersion(),
-                      "\nCUDA driver: ", DriverText(), "\n");
+  return absl::StrCat("kiln ", KilnBuildText(), "\nNVRTC ", NvrtcVersion(), "\nCUDA driver: ", DriverText(), "\n");
 }
 
 }  // namespace kiln

@@ -17,6 +17,9 @@ namespace kiln {
 extern const char kKilnVersion[];
 extern const char kGitRevision[];
 
+// "0.1.0 (git 7ac6d81f2a3b)": the build, as results record it.
+std::string KilnBuildText();
+
 std::string VersionText();
 
 }  // namespace kiln

@@ -10,7 +10,8 @@ namespace kiln {
 namespace {
 
 RunResult Example() {
-  RunResult r{.graph = "softmax_naive_65536x1024_f32",
+  RunResult r{.kiln = "0.1.0 (git 7ac6d81f2a3b)",
+              .graph = "softmax_naive_65536x1024_f32",
               .fused = true,
               .gpu = "NVIDIA H200 \"SXM\"",
               .nvrtc = "12.8",
@@ -72,6 +73,7 @@ TEST(RunReportTest, JsonEscapesStringsAndNullsNonFiniteNumbers) {
   RunResult r = Example();
   EXPECT_EQ(RunJson(r),
             "{\n"
+            "  \"kiln\": \"0.1.0 (git 7ac6d81f2a3b)\",\n"
             "  \"graph\": \"softmax_naive_65536x1024_f32\",\n"
             "  \"plan\": \"fused\",\n"
             "  \"gpu\": \"NVIDIA H200 \\\"SXM\\\"\",\n"
