@@ -246,9 +246,6 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
                                       ((72 + batched.matmul().config.block_n - 1) / batched.matmul().config.block_n));
 }
 
-// f32 matmuls are exact FFMA unless tf32 is allowed; then they run on wgmma,
-// with the operands swapped where B is row-major (tf32 reads only K-major
-// shared-memory operands), and on FFMA where neither operand is K-major.
 // The producer warpgroup's spare warps take the epilogue of a kernel whose
 // one output is a staged 16-bit tensor computed from a 16-bit product; the
 // schedule says why any other kernel keeps its epilogue with the consumers,
@@ -311,6 +308,9 @@ TEST(PlannerTest, EpilogueWarpsServeOneStagedSixteenBitOutput) {
   }
 }
 
+// f32 matmuls are exact FFMA unless tf32 is allowed; then they run on wgmma,
+// with the operands swapped where B is row-major (tf32 reads only K-major
+// shared-memory operands), and on FFMA where neither operand is K-major.
 TEST(PlannerTest, Tf32IsAnOptInThatSwapsOperandsForARowMajorB) {
   const Graph graph = *MatmulRelu(DType::kF32, 4096, 4096, 4096);
   const Kernel exact = PlanBoth(graph).fused.kernels[0];
