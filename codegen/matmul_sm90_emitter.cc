@@ -140,7 +140,8 @@ absl::StatusOr<std::string> ConsumerEpilogue(const Graph& graph, const MatmulSch
 // consumers staged is rewritten in place, a 16-byte chunk of eight elements
 // at a time, from the staged products to `output`, then stored through `map`.
 // `flat_index` declares i0, the flat index of (row, col), where the code
-// reads it.
+// reads it. The generated code asserts that a chunk holds the kChunkElements
+// it computes.
 absl::StatusOr<std::string> EpilogueWarpsLoop(const MatmulSchedule& s, const MatmulEpilogue& epilogue, NodeId output,
                                               const std::string& map, const std::string& flat_index) {
   constexpr int kChunkElements = 8;
@@ -157,14 +158,14 @@ absl::StatusOr<std::string> EpilogueWarpsLoop(const MatmulSchedule& s, const Mat
   }
   // A staged row of C holds whole chunks (StagesOutput: N is a multiple of
   // 8), and chunks past C's edge are clipped by the TMA store.
-  return absl::StrCat("    if (Gemm::is_epilogue_warp()) {\n", "      const Gemm::Epilogue epilogue(shared);\n",
+  return absl::StrCat("    if (Gemm::is_epilogue_warp()) {\n", "      static_assert(Gemm::Epilogue::kChunkElements == ",
+                      kChunkElements, ", \"chunk size\");\n", "      const Gemm::Epilogue epilogue(shared);\n",
                       "      for (int t = blockIdx.x; t < Gemm::kTiles; t += gridDim.x) {\n",
                       "        const KilnTile tile = Gemm::tile_at(t);\n", "        epilogue.wait(t);\n",
-                      "        epilogue.for_each_chunk(tile, [&](int row, int col, KilnVec<unsigned short, ",
-                      kChunkElements, ">& values) {\n", "          if (row >= ", s.m, " || col >= ", s.n,
-                      ") return;\n", FlatIndexIfUsed(flat_index, chunk_code), chunk_code, "        });\n",
-                      "        epilogue.store(&", map, ", tile);\n", "      }\n", "      epilogue.finish();\n",
-                      "    }\n");
+                      "        epilogue.for_each_chunk(tile, [&](int row, int col, Gemm::Epilogue::Chunk& values) {\n",
+                      "          if (row >= ", s.m, " || col >= ", s.n, ") return;\n",
+                      FlatIndexIfUsed(flat_index, chunk_code), chunk_code, "        });\n", "        epilogue.store(&",
+                      map, ", tile);\n", "      }\n", "      epilogue.finish();\n", "    }\n");
 }
 
 }  // namespace

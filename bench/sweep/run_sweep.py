@@ -22,8 +22,8 @@ cases measured so far), and no case starts that is predicted to end after the bu
 how many cases are left (rerun with --skip-done). Results accumulate in DIR/sweep.json, saved
 every few seconds and at the end, so a run cut short keeps what it finished and later slices add
 to it; each case records the kiln build that ran it, and `--rerun-slower` measures again the cases
-held as failed or slower than the faster peer. Each run then rewrites DIR/sweep.md and DIR/plots/<class>.svg (sweep_results.py), prints
-where its time went (phases, the timing phase's steps summed over its cases, and whether the
+held as failed or slower than the faster peer. Each run then rewrites DIR/sweep.md and
+DIR/plots/<class>.svg (sweep_results.py), prints where its time went (phases, the timing phase's steps summed over its cases, and whether the
 caches hit) and writes the same to DIR/phases.json. `--report-only` rewrites the report from
 DIR/sweep.json alone. Needs PyTorch (with Triton for torch.compile) and numpy: it runs on the GPU
 machine.

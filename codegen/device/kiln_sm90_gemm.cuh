@@ -429,8 +429,11 @@ struct KilnSm90Gemm {
   // The block's tiles in the consumers' order, each waited for, rewritten in
   // place 16 bytes at a time and stored.
   struct Epilogue {
-    static constexpr int kChunkElements = 8;                            // 16-bit elements per 16-byte chunk
+    static constexpr int kChunkElements = 8;  // 16-bit elements per 16-byte chunk
+    static constexpr int kBoxColumns = 64;    // 16-bit elements per 128-byte swizzle row
+    static constexpr int kRowChunks = kBoxColumns / kChunkElements;
     static constexpr int kChunksPerConsumer = kWgRows * kBN / kChunkElements;
+    using Chunk = KilnVec<unsigned short, kChunkElements>;
     unsigned base;
     unsigned char* staging;  // both consumers' staging tiles (generic address)
 
@@ -449,11 +452,12 @@ struct KilnSm90Gemm {
     __device__ __forceinline__ void for_each_chunk(const KilnTile& tile, F&& f) const {
       for (int q = static_cast<int>(threadIdx.x) - 32; q < kConsumers * kChunksPerConsumer; q += kEpilogueThreads) {
         const int wg = q / kChunksPerConsumer, within = q % kChunksPerConsumer;
-        const int box = within / (kWgRows * 8), r = (within / 8) % kWgRows, physical = within % 8;
-        KilnVec<unsigned short, kChunkElements>* chunk = reinterpret_cast<KilnVec<unsigned short, kChunkElements>*>(
-            staging + wg * kStagingBytes + box * kWgRows * 128 + r * 128 + physical * 16);
-        KilnVec<unsigned short, kChunkElements> values = *chunk;
-        f(tile.row0 + wg * kWgRows + r, tile.col0 + box * 64 + (physical ^ (r & 7)) * kChunkElements, values);
+        const int box = within / (kWgRows * kRowChunks), r = (within / kRowChunks) % kWgRows;
+        const int physical = within % kRowChunks;
+        Chunk* chunk =
+            reinterpret_cast<Chunk*>(staging + wg * kStagingBytes + box * kWgRows * 128 + r * 128 + physical * 16);
+        Chunk values = *chunk;
+        f(tile.row0 + wg * kWgRows + r, tile.col0 + box * kBoxColumns + (physical ^ (r & 7)) * kChunkElements, values);
         *chunk = values;
       }
     }
@@ -466,9 +470,9 @@ struct KilnSm90Gemm {
 #pragma unroll
         for (int wg = 0; wg < kConsumers; ++wg) {
 #pragma unroll
-          for (int box = 0; box < kBN / 64; ++box) {
+          for (int box = 0; box < kBN / kBoxColumns; ++box) {
             kiln_tma_store_3d(map, kiln_shared_address(staging + wg * kStagingBytes + box * kWgRows * 128),
-                              tile.col0 + box * 64, tile.row0 + wg * kWgRows, tile.batch);
+                              tile.col0 + box * kBoxColumns, tile.row0 + wg * kWgRows, tile.batch);
           }
         }
         kiln_tma_store_commit();
