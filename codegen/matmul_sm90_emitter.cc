@@ -160,7 +160,7 @@ absl::StatusOr<std::string> EpilogueWarpsLoop(const MatmulSchedule& s, const Mat
   // 8), and chunks past C's edge are clipped by the TMA store.
   return absl::StrCat("    if (Gemm::is_epilogue_warp()) {\n", "      static_assert(Gemm::Epilogue::kChunkElements == ",
                       kChunkElements, ", \"chunk size\");\n", "      const Gemm::Epilogue epilogue(shared);\n",
-                      "      for (int t = blockIdx.x; t < Gemm::kTiles; t += gridDim.x) {\n",
+                      "      for (int t = blockIdx.x; t < Gemm::kUnits; t += gridDim.x) {\n",
                       "        const KilnTile tile = Gemm::tile_at(t);\n", "        epilogue.wait(t);\n",
                       "        epilogue.for_each_chunk(tile, [&](int row, int col, Gemm::Epilogue::Chunk& values) {\n",
                       "          if (row >= ", s.m, " || col >= ", s.n, ") return;\n",
@@ -228,11 +228,18 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   const std::string instruction = s.operand_bytes == 4 ? WgmmaInstructionRegisterA(mma, p.block_n, dtype, false)
                                                        : WgmmaInstruction(mma, p.block_n, dtype);
   std::string body = absl::StrCat(instruction, epilogue.BatchPolicy(batches, transposed_output));
+  // Split K: the units' partial products and the tiles' arrival counters,
+  // module globals as for split reductions (axis_reduction_emitter.h).
+  const std::string partials = absl::StrCat(kernel.name, "_partials"), arrivals = absl::StrCat(kernel.name, "_arrivals");
+  if (c.split_k > 1) {
+    absl::StrAppend(&body, "__device__ float4 ", partials, "[", s.tiles * c.split_k * c.block_m * c.block_n / 4,
+                    "];\n__device__ unsigned ", arrivals, "[", s.tiles * 2, "];\n");
+  }
   absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", p.m, "LL, ", p.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", p.block_m, ", ", p.block_n, ", ", c.stages, ", ", Bool(p.a_mn_major), ", ",
                   Bool(p.b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ",
-                  Bool(c.epilogue_warps), ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ",
+                  Bool(c.epilogue_warps), ", ", c.split_k, ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ",
                   batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
@@ -242,8 +249,13 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   "  if (Gemm::is_producer()) {\n", "    Gemm::produce(base, &", map_a, ", &", map_b, ");\n");
   const std::string consumer_loop = absl::StrCat(
       "  } else {\n", "    Gemm::Consumer consumer(shared);\n",
-      "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kTiles; t = Gemm::next_tile(t)) {\n",
-      "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n");
+      "    for (int t = Gemm::first_tile(consumer.wg); t < Gemm::kUnits; t = Gemm::next_tile(t)) {\n",
+      "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n",
+      c.split_k > 1
+          ? absl::StrCat("      static_assert(sizeof(", partials, ") == Gemm::kPartialSlots * Gemm::kPartialVectors * ",
+                         "128 * sizeof(float4), \"partial slots\");\n", "      if (!consumer.sum_split(t, ", partials,
+                         ", ", arrivals, ")) continue;\n")
+          : "");
 
   // The flat output index of (row, col) of C, where the epilogue reads it:
   // every output has the matmul's shape.

@@ -3,7 +3,9 @@
 // the schedule, its operands read through TMA descriptors, and the fused
 // epilogue run on the fp32 accumulators before each output is staged in
 // shared memory and stored with TMA (or, for rows that are no multiple of 16
-// bytes, stored straight from registers).
+// bytes, stored straight from registers). With split K the units' fp32
+// partial products and the tiles' arrival counters are module globals, and
+// only the last slice of a tile to finish runs the epilogue.
 //
 //   absl::StatusOr<GeneratedKernel> k = EmitWgmmaMatmulKernel(graph, kernel);
 //   k->params   // pointers for epilogue operands, then TMA descriptors of A, B and the outputs

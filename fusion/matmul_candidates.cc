@@ -13,6 +13,7 @@ constexpr int kWgmmaTiles[][2] = {{128, 256}, {256, 128}, {128, 128}, {128, 192}
 constexpr int kPingpongTiles[][2] = {{128, 128}, {64, 256}};
 constexpr int kMmaSyncTiles[][2] = {{128, 128}, {128, 256}, {256, 128}, {64, 128}, {128, 64}, {64, 64}};
 constexpr int kGroups[] = {8, 16};
+constexpr int kSplits[] = {2, 4, 8, 16};
 
 // A tile more than one step wider (taller) than the product computes mostly padding.
 bool Oversized(const MatmulSchedule& s, int block_m, int block_n) {
@@ -50,6 +51,17 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
             --c.stages;
           }
           add(c);
+          // Split K where the tiles leave most SMs idle, up to about two
+          // units per SM.
+          const int64_t tiles = s.batch * CeilDiv(s.m, int64_t{c.block_m}) * CeilDiv(s.n, int64_t{c.block_n});
+          // With so few tiles the L2 grouping does not matter: one group is enough.
+          if (pingpong || epilogue_warps || group != kGroups[0] || 2 * tiles > limits.sm_count) continue;
+          for (int split : kSplits) {
+            if (tiles * split > 2 * int64_t{limits.sm_count}) break;
+            MatmulConfig sliced = c;
+            sliced.split_k = split;
+            add(sliced);
+          }
         }
       };
       for (const auto& [bm, bn] : kWgmmaTiles) add_wgmma(bm, bn, false);

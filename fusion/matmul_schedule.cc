@@ -48,6 +48,14 @@ constexpr TileCandidate kWgmmaTiles[] = {
 constexpr int kMaxStages = 8;
 constexpr int kMinWgmmaStages = 3;
 
+// Split K: at most 16 slices, each of at least 8 K steps so that a slice's
+// main loop outlasts the write of its partial tile, and at most 64 MiB of
+// partials (kept in L2 where they fit, which the small products split-K is
+// for do).
+constexpr int kMaxSplitK = 16;
+constexpr int64_t kMinSplitKSteps = 8;
+constexpr int64_t kMaxSplitPartialBytes = int64_t{64} << 20;
+
 // Blocks of an mma.sync tile that share one SM (registers and shared memory allow it).
 int MmaSyncResident(const MatmulConfig& c) {
   for (const TileCandidate& t : kMmaSyncTiles) {
@@ -101,15 +109,16 @@ absl::Status FitsSharedMemory(int64_t bytes, const DeviceLimits& limits, absl::s
                                                  limits.shared_bytes_per_block));
 }
 
-// Ping-pong and epilogue warps are warp specializations of the wgmma tier.
-absl::Status ValidateNotWarpSpecialized(const MatmulConfig& c, absl::string_view name) {
+// Ping-pong, epilogue warps and split K are schedules of the wgmma tier alone.
+absl::Status ValidateNoWgmmaSchedule(const MatmulConfig& c, absl::string_view name) {
   if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
   if (c.epilogue_warps) return absl::InvalidArgumentError(absl::StrCat(name, ": epilogue warps are a wgmma schedule"));
+  if (c.split_k != 1) return absl::InvalidArgumentError(absl::StrCat(name, ": split-K is a wgmma schedule"));
   return absl::OkStatus();
 }
 
 absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
-  if (absl::Status s = ValidateNotWarpSpecialized(c, name); !s.ok()) return s;
+  if (absl::Status s = ValidateNoWgmmaSchedule(c, name); !s.ok()) return s;
   if (!OneOf(c.block_m, {64, 128, 256}) || !OneOf(c.block_n, {64, 128, 256}) ||
       (c.block_m == 256 && c.block_n == 256)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
@@ -129,7 +138,7 @@ int64_t FfmaSharedBytes(const MatmulConfig& c) {
 
 absl::Status ValidateFfma(const MatmulConfig& c, bool vector_copies, const DeviceLimits& limits,
                           absl::string_view name) {
-  if (absl::Status s = ValidateNotWarpSpecialized(c, name); !s.ok()) return s;
+  if (absl::Status s = ValidateNoWgmmaSchedule(c, name); !s.ok()) return s;
   if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages < 2 || c.stages > 4) {
     return absl::InvalidArgumentError(
         absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages"));
@@ -146,6 +155,36 @@ absl::Status ValidateFfma(const MatmulConfig& c, bool vector_copies, const Devic
 MatmulConfig KernelTile(MatmulConfig c, bool swap_operands) {
   if (swap_operands) std::swap(c.block_m, c.block_n);
   return c;
+}
+
+int64_t KSteps(const MatmulSchedule& s, const MatmulConfig& c) { return CeilDiv(s.k, int64_t{c.block_k}); }
+
+// The fp32 partial products of a split-K kernel: a tile per unit.
+int64_t SplitPartialBytes(const MatmulSchedule& s, const MatmulConfig& c) {
+  return TileCount(s, c) * c.split_k * c.block_m * c.block_n * 4;
+}
+
+absl::Status ValidateSplitK(const MatmulConfig& c, const MatmulSchedule& s, absl::string_view name) {
+  if (c.split_k == 1) return absl::OkStatus();
+  if (c.split_k < 1 || c.split_k > kMaxSplitK) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": split-K takes 1 to ", kMaxSplitK, " slices"));
+  }
+  if (c.pingpong || c.epilogue_warps) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": split-K tiles are cooperative with the epilogue on the consumers, which run it only for the last "
+              "slice of a tile to finish"));
+  }
+  // Slices of ceil(steps / split) steps: the last must not start past K.
+  const int64_t steps = KSteps(s, c), per_slice = CeilDiv(steps, int64_t{c.split_k});
+  if ((c.split_k - 1) * per_slice >= steps) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": split-K x", c.split_k, " leaves a slice empty: K=", s.k,
+                                                   " is ", steps, " steps of ", c.block_k));
+  }
+  if (SplitPartialBytes(s, c) > kMaxSplitPartialBytes) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": split-K x", c.split_k, " needs ", SplitPartialBytes(s, c),
+                                                   " bytes of partial products; the most is ", kMaxSplitPartialBytes));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, const DeviceLimits& limits,
@@ -178,6 +217,7 @@ absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, 
     return absl::InvalidArgumentError(absl::StrCat(name, ": epilogue warps cannot serve this kernel: ",
                                                    s.no_epilogue_warps));
   }
+  if (absl::Status st = ValidateSplitK(config, s, name); !st.ok()) return st;
   if (c.block_k != WgmmaBlockK(s.operand_bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": the wgmma K step for ", s.operand_bytes,
                                                    "-byte operands is ", WgmmaBlockK(s.operand_bytes),
@@ -255,9 +295,27 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
   return out;
 }
 
-std::string EpilogueNote(const MatmulConfig& c) {
-  return c.epilogue_warps ? "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop"
-                          : "";
+std::string EpilogueNote(const MatmulSchedule& s, const MatmulConfig& c) {
+  if (c.epilogue_warps) return "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop";
+  if (c.split_k == 1) return "";
+  const int64_t steps = KSteps(s, c);
+  return absl::StrCat("; split-K x", c.split_k, ": K of ", s.k, " in slices of ", CeilDiv(steps, int64_t{c.split_k}),
+                      " steps, ", s.tiles * c.split_k, " work units; the last slice of a tile to finish adds the ",
+                      SplitPartialBytes(s, c), " bytes of fp32 partials (through L2, not counted as traffic) in slice "
+                      "order and runs the epilogue");
+}
+
+// Slices of K for a wgmma kernel whose tiles fill fewer than half the SMs:
+// enough units to fill them, each of at least kMinSplitKSteps steps; 1 where
+// that leaves fewer than two slices.
+int HeuristicSplitK(const MatmulSchedule& s, const MatmulConfig& c, const DeviceLimits& limits) {
+  const int64_t sms = std::max(limits.sm_count, 1), tiles = TileCount(s, c);
+  if (s.tier != MatmulTier::kWgmma || 2 * tiles > sms) return 1;
+  MatmulConfig split = c;
+  split.epilogue_warps = false;
+  split.split_k = static_cast<int>(std::min({sms / tiles, KSteps(s, c) / kMinSplitKSteps, int64_t{kMaxSplitK}}));
+  while (split.split_k > 1 && !ValidateSplitK(split, s, "").ok()) --split.split_k;
+  return std::max(split.split_k, 1);
 }
 
 }  // namespace
@@ -423,6 +481,10 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
     }
     choice = TileCount(s, best.config) < sms ? ", too few to fill the SMs with any tile, so the one of least latency"
                                              : ", the least estimated time of the tiles that fill the SMs";
+    if (const int split = HeuristicSplitK(s, best.config, limits); split > 1) {
+      best.config.split_k = split;
+      best.config.epilogue_warps = false;
+    }
     // A device with less shared memory per block than an H200 gets fewer stages.
     while (s.tier == MatmulTier::kMmaSync && best.config.stages > 2 &&
            MmaSyncSharedBytes(best.config) > limits.shared_bytes_per_block) {
@@ -436,7 +498,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
     s.reason = absl::StrCat(s.tier_reason, "; ", applied.message());
   } else {
     s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, best.resident, limits), choice,
-                            EpilogueNote(s.config));
+                            EpilogueNote(s, s.config));
   }
   return s;
 }
@@ -477,12 +539,12 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       s.shared_bytes = WgmmaSharedBytes(config, s.staging_element_bytes);
       s.config = config;
       s.tiles = TileCount(s, config);
-      s.grid = std::min<int64_t>(s.tiles, std::max(limits.sm_count, 1));
+      s.grid = std::min<int64_t>(s.tiles * config.split_k, std::max(limits.sm_count, 1));
       break;
     }
   }
   s.config_source = std::string(source);
-  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits), EpilogueNote(s.config));
+  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits), EpilogueNote(s, s.config));
   if (source != "heuristic") absl::StrAppend(&s.reason, " (", source, ")");
   return absl::OkStatus();
 }

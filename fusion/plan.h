@@ -108,14 +108,20 @@ struct MatmulConfig {
   // producer warpgroup's three idle warps, which run the epilogue and the
   // store while the consumers go on to the next tile's main loop.
   bool epilogue_warps = false;
+  // wgmma, cooperative: K cut into this many slices, each a work unit of its
+  // own, so that few tiles with a long K still fill the SMs. Each unit
+  // publishes its fp32 partial products; the last of a tile's units to
+  // finish adds them in slice order and runs the epilogue.
+  int split_k = 1;
   bool operator==(const MatmulConfig&) const = default;
-  // "128x256x64:3:8", "128x128x64:5:8:pingpong" or "128x256x64:3:8:epilogue-warps": the --matmul-tile syntax
+  // "128x256x64:3:8", "128x128x64:5:8:pingpong", "128x256x64:3:8:epilogue-warps"
+  // or "128x128x64:6:8:split-k=4": the --matmul-tile syntax
   std::string ToString() const;
 };
 
-// "MxNxK:STAGES[:GROUP[:pingpong|:epilogue-warps]]" as a config (GROUP defaults to 16);
-// nullopt for anything else. Whether a tier can run it is
-// ApplyMatmulConfig's question.
+// "MxNxK:STAGES[:GROUP[:pingpong|:epilogue-warps][:split-k=S]]" as a config
+// (GROUP defaults to 16, S to 1); nullopt for anything else. Whether a tier
+// can run it is ApplyMatmulConfig's question.
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text);
 
 // How a matmul kernel tiles its product; computed by the planner so reports

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "fusion/attention_match.h"
 #include "fusion/attention_schedule.h"
 #include "fusion/axis_reduction_schedule.h"
@@ -59,7 +60,7 @@ absl::string_view MatmulTierName(MatmulTier tier) {
 
 std::string MatmulConfig::ToString() const {
   return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m, pingpong ? ":pingpong" : "",
-                      epilogue_warps ? ":epilogue-warps" : "");
+                      epilogue_warps ? ":epilogue-warps" : "", split_k != 1 ? absl::StrCat(":split-k=", split_k) : "");
 }
 
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
@@ -67,14 +68,23 @@ std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
   const std::vector<absl::string_view> sides =
       parts.empty() ? std::vector<absl::string_view>{} : absl::StrSplit(parts[0], 'x');
   MatmulConfig c;
-  const bool ok = parts.size() >= 2 && parts.size() <= 4 && sides.size() == 3 &&
-                  absl::SimpleAtoi(sides[0], &c.block_m) && absl::SimpleAtoi(sides[1], &c.block_n) &&
-                  absl::SimpleAtoi(sides[2], &c.block_k) && absl::SimpleAtoi(parts[1], &c.stages) &&
-                  (parts.size() < 3 || absl::SimpleAtoi(parts[2], &c.group_m)) &&
-                  (parts.size() < 4 || parts[3] == "pingpong" || parts[3] == "epilogue-warps");
-  if (!ok) return std::nullopt;
-  c.pingpong = parts.size() == 4 && parts[3] == "pingpong";
-  c.epilogue_warps = parts.size() == 4 && parts[3] == "epilogue-warps";
+  if (parts.size() < 2 || sides.size() != 3 || !absl::SimpleAtoi(sides[0], &c.block_m) ||
+      !absl::SimpleAtoi(sides[1], &c.block_n) || !absl::SimpleAtoi(sides[2], &c.block_k) ||
+      !absl::SimpleAtoi(parts[1], &c.stages) || (parts.size() >= 3 && !absl::SimpleAtoi(parts[2], &c.group_m))) {
+    return std::nullopt;
+  }
+  // The flags after GROUP, in ToString's order, each at most once.
+  size_t next = 3;
+  if (next < parts.size() && (parts[next] == "pingpong" || parts[next] == "epilogue-warps")) {
+    c.pingpong = parts[next] == "pingpong";
+    c.epilogue_warps = !c.pingpong;
+    ++next;
+  }
+  if (absl::string_view flag = next < parts.size() ? parts[next] : ""; absl::ConsumePrefix(&flag, "split-k=")) {
+    if (!absl::SimpleAtoi(flag, &c.split_k) || c.split_k < 1) return std::nullopt;
+    ++next;
+  }
+  if (next < parts.size()) return std::nullopt;
   return c;
 }
 
@@ -109,7 +119,8 @@ std::string Kernel::Strategy() const {
       const MatmulConfig& c = m.config;
       std::string s = absl::StrCat(MatmulTierName(m.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
                                    " tiles, ", c.stages, " stages", c.pingpong ? ", ping-pong" : "",
-                                   c.epilogue_warps ? ", epilogue warps" : "");
+                                   c.epilogue_warps ? ", epilogue warps" : "",
+                                   c.split_k > 1 ? absl::StrCat(", split-K x", c.split_k) : "");
       if (m.config_source != "heuristic") absl::StrAppend(&s, ", ", m.config_source);
       return s;
     }

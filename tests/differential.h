@@ -11,6 +11,7 @@
 #define KILN_TESTS_DIFFERENTIAL_H_
 
 #include <algorithm>
+#include <cstring>
 #include <future>
 #include <memory>
 #include <optional>
@@ -63,7 +64,10 @@ struct CheckCounts {
 //     inputs and outputs, e.g. with fp32 intermediates);
 //   plan: plan options (tf32), which come with their tolerance;
 //   fused_only: leave the unfused plan out, e.g. where matmul_config is a
-//     candidate of the fused plan's matmul, which the unfused one may not fit.
+//     candidate of the fused plan's matmul, which the unfused one may not fit;
+//   runs: how often each executable runs; every run after the first must
+//     give the first's outputs bit for bit (a kernel leaves nothing behind
+//     that changes the next run, such as split-K arrival counters).
 struct CheckOptions {
   std::optional<DeviceLimits> limits;
   CheckCounts* counts = nullptr;
@@ -71,6 +75,7 @@ struct CheckOptions {
   const Graph* reference_graph = nullptr;
   PlanOptions plan;
   bool fused_only = false;
+  int runs = 1;
 };
 
 // Empty when every output of both plans matches the reference; otherwise one
@@ -101,6 +106,19 @@ inline std::string CheckAgainstReference(const Graph& graph, const Device& devic
     }
     absl::StatusOr<std::vector<HostTensor>> outputs = (*exe)->RunOnHost(inputs);
     if (!outputs.ok()) return absl::StrCat(fuse ? "fused" : "unfused", ": ", outputs.status().message());
+    for (int run = 2; run <= options.runs; ++run) {
+      absl::StatusOr<std::vector<HostTensor>> again = (*exe)->RunOnHost(inputs);
+      if (!again.ok()) return absl::StrCat(fuse ? "fused" : "unfused", " run ", run, ": ", again.status().message());
+      for (size_t j = 0; j < again->size(); ++j) {
+        const std::vector<double>& first = (*outputs)[j].data;
+        const std::vector<double>& later = (*again)[j].data;
+        if (first.size() != later.size() ||
+            std::memcmp(first.data(), later.data(), first.size() * sizeof(double)) != 0) {
+          absl::StrAppend(&failures, fuse ? "fused" : "unfused", " output ", j, " (",
+                          graph.node(graph.outputs()[j]).name, ") of run ", run, " differs from run 1; ");
+        }
+      }
+    }
     for (size_t j = 0; j < outputs->size(); ++j) {
       const double error = RelativeError((*outputs)[j], (*reference)[j]);
       if (!(error < PlanCheckTolerance(graph, (*exe)->plan()))) {

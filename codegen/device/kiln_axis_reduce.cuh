@@ -34,6 +34,14 @@ __device__ __forceinline__ float kiln_load_cg(const float* p) {
   asm volatile("ld.global.cg.f32 %0, [%1];" : "=f"(v) : "l"(p) : "memory");
   return v;
 }
+__device__ __forceinline__ float4 kiln_load_cg4(const float4* p) {
+  float4 v;
+  asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "l"(p)
+               : "memory");
+  return v;
+}
 
 // Called by every thread of a block once it has written its partial: true, in
 // every thread, for the last of the `blocks` blocks sharing `counter` to

@@ -78,6 +78,35 @@ __device__ __forceinline__ void kiln_fence_async_shared() {
 __device__ __forceinline__ void kiln_named_barrier(unsigned id, unsigned threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
+// Whether `predicate` holds in any of the barrier's threads, which all get the answer.
+__device__ __forceinline__ bool kiln_named_barrier_or(unsigned id, unsigned threads, bool predicate) {
+  unsigned any;
+  asm volatile(
+      "{\n .reg .pred p, q;\n setp.ne.u32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.u32 %0, 1, 0, q;\n}"
+      : "=r"(any)
+      : "r"(static_cast<unsigned>(predicate)), "r"(id), "r"(threads)
+      : "memory");
+  return any != 0;
+}
+
+// kiln_split_arrive (kiln_axis_reduce.cuh) for the `threads` threads of
+// named barrier `id`, say a warpgroup, rather than a whole block (a group
+// starts at a multiple of `threads`): called by each of them once it has
+// written its partial, true in all of them for the last of the `arrivals`
+// groups sharing `counter`, which also resets it.
+__device__ __forceinline__ bool kiln_split_arrive_named(unsigned* counter, unsigned arrivals, unsigned id,
+                                                        unsigned threads) {
+  __threadfence();  // this group's partial is visible device-wide before its arrival
+  kiln_named_barrier(id, threads);
+  bool last = false;
+  if (threadIdx.x % threads == 0) {
+    last = atomicAdd(counter, 1u) == arrivals - 1;
+    if (last) *counter = 0u;
+  }
+  last = kiln_named_barrier_or(id, threads, last);
+  if (last) __threadfence();  // every other group's partial is seen after its arrival
+  return last;
+}
 
 // -- wgmma: a warpgroup (4 warps) multiplies a 64xNx16 slice with A and B read
 // from shared memory through descriptors, accumulating in registers,

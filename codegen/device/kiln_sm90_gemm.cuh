@@ -21,6 +21,16 @@
 // has read the staging tiles, which the consumers wait for before staging
 // the next. The producer warpgroup keeps 56 registers for the epilogue's
 // code and the consumers 224, the same total as 40 and 232.
+// Split K (kSplitK > 1, cooperative tiles with the epilogue on the
+// consumers): K is cut into kSplitK slices of kKBlocksPerSplit K blocks, and
+// a work unit is one slice of one tile, so that a few tiles with a long K
+// still fill the grid. Unit t is slice t / kTiles of tile t % kTiles: the
+// units running side by side share a K slice, and its operands in L2. Each
+// consumer writes its unit's fp32 products to a partial slot in global
+// memory (one per unit and consumer, in the accumulators' register order)
+// and counts its arrival; the last of a tile's slices to arrive adds all the
+// slots in slice order, so the sum does not depend on which finished last,
+// and runs the epilogue. No unit waits for another.
 // Two mbarriers per stage hand it back and forth: `full` completes when the
 // stage's bytes have landed, `empty` when its consumers are done reading it.
 // Ping-pong adds a `turn` barrier per consumer: a consumer starts a main loop
@@ -49,7 +59,7 @@
 #if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 template <long long kM, long long kN, long long kK, int kBatch, int kBM, int kBN, int kStages, bool kAMnMajor,
-          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, bool kEpilogueWarps,
+          bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, bool kEpilogueWarps, int kSplitK,
           int kOperandBytes, bool kTransposedOutput, class Mma, class Batches>
 struct KilnSm90Gemm {
   static constexpr bool kTf32 = kOperandBytes == 4;
@@ -67,6 +77,11 @@ struct KilnSm90Gemm {
   static constexpr int kKBlocks = static_cast<int>((kK + kBK - 1) / kBK);
   static constexpr int kTiles =
       kBatch * static_cast<int>((kM + kBM - 1) / kBM) * static_cast<int>((kN + kBN - 1) / kBN);
+  static constexpr int kKBlocksPerSplit = (kKBlocks + kSplitK - 1) / kSplitK;
+  static constexpr int kUnits = kTiles * kSplitK;  // work units: one K slice of one tile each
+  // Split K: a consumer's partial products of one unit, as float4 vectors per thread.
+  static constexpr int kPartialVectors = kSlabs * kAccumulators / 4;
+  static constexpr long long kPartialSlots = static_cast<long long>(kUnits) * kConsumers;
   static constexpr int kStagingBytes = kWgRows * kBN * kStagingElementBytes;  // per consumer
   // Shared memory: A stages, B stages, one staging tile per consumer, then
   // the barriers; 1024 bytes of slack let the base be 1024-byte aligned, as
@@ -88,6 +103,8 @@ struct KilnSm90Gemm {
   static_assert(!kTransposedOutput || kTf32, "only tf32 swaps its operands");
   static_assert(!kEpilogueWarps || (!kPingpong && !kTf32 && kStagingElementBytes == 2),
                 "epilogue warps rewrite cooperative tiles of 16-bit products in place");
+  static_assert(kSplitK == 1 || (!kPingpong && !kEpilogueWarps && (kSplitK - 1) * kKBlocksPerSplit < kKBlocks),
+                "split K runs cooperative tiles, epilogue on the consumers, and no slice is empty");
 
   static __device__ __forceinline__ unsigned char* aligned(unsigned char* shared) {
     const unsigned address = kiln_shared_address(shared);
@@ -136,10 +153,15 @@ struct KilnSm90Gemm {
     __syncthreads();
   }
 
+  // The tile of work unit t, and the K blocks of its slice.
   static __device__ __forceinline__ KilnTile tile_at(int t) {
-    return kiln_matmul_tile<kM, kN, kBM, kBN, kGroupM>(static_cast<unsigned>(t));
+    return kiln_matmul_tile<kM, kN, kBM, kBN, kGroupM>(static_cast<unsigned>(t % kTiles));
   }
-  // The tiles consumer `wg` computes: all of the block's, or every other one.
+  static __device__ __forceinline__ int first_k_block(int t) { return t / kTiles * kKBlocksPerSplit; }
+  static __device__ __forceinline__ int k_blocks(int t) {
+    return kSplitK == 1 ? kKBlocks : min(kKBlocksPerSplit, kKBlocks - first_k_block(t));
+  }
+  // The units consumer `wg` computes: all of the block's, or every other one.
   static __device__ __forceinline__ int first_tile(int wg) { return blockIdx.x + (kPingpong ? wg * gridDim.x : 0); }
   static __device__ __forceinline__ int next_tile(int t) { return t + (kPingpong ? 2 : 1) * gridDim.x; }
 
@@ -152,10 +174,11 @@ struct KilnSm90Gemm {
     kiln_tma_prefetch_map(map_b);
     int stage = 0;
     unsigned phase = 0;
-    for (int t = blockIdx.x; t < kTiles; t += gridDim.x) {
+    for (int t = blockIdx.x; t < kUnits; t += gridDim.x) {
       const KilnTile tile = tile_at(t);
       const int batch_a = Batches::a(tile.batch), batch_b = Batches::b(tile.batch);
-      for (int kb = 0; kb < kKBlocks; ++kb) {
+      const int end = first_k_block(t) + k_blocks(t);
+      for (int kb = first_k_block(t); kb < end; ++kb) {
         // Wait until both consumers have released the stage's previous round
         // (a fresh barrier's "previous round" counts as complete).
         kiln_mbar_wait(empty_barrier(base, stage), phase ^ 1);
@@ -197,6 +220,7 @@ struct KilnSm90Gemm {
     const unsigned char* shared;  // the aligned base (generic address)
     unsigned char* staging;  // this consumer's staging tile (generic address)
     int wg;                  // 0 .. kConsumers-1
+    unsigned next_slice = 0;  // cooperative: the ring position of the next unit's first K slice
 
     __device__ __forceinline__ Consumer(unsigned char* aligned_shared)
         : base(kiln_shared_address(aligned_shared)),
@@ -293,10 +317,12 @@ struct KilnSm90Gemm {
       }
     }
 
-    // acc = A·B for this consumer's rows of tile `t`. The producer fills the
-    // ring with the block's tiles in order, so tile t's K slices are slices
-    // ordinal*kKBlocks onwards, where ordinal is t's place among the block's
-    // tiles.
+    // acc = A·B over unit t's K slice, for this consumer's rows of its
+    // tile. The producer fills the ring with the block's units in order.
+    // Cooperative consumers take every unit, so they count the ring's slices
+    // as they go; a ping-pong consumer takes every other tile, whose K
+    // slices start at ordinal*kKBlocks, where ordinal is t's place among the
+    // block's tiles.
     __device__ __forceinline__ void mainloop(int t) {
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) {
@@ -305,7 +331,7 @@ struct KilnSm90Gemm {
         kiln_fence_registers(acc[s]);
       }
       const int ordinal = KilnSm90Gemm::ordinal(t);
-      unsigned slice = static_cast<unsigned>(ordinal) * kKBlocks;
+      unsigned slice = kPingpong ? static_cast<unsigned>(ordinal) * kKBlocks : next_slice;
       // Ping-pong: the block's tile `ordinal` waits for tile ordinal - 1 to
       // have passed its waits; tile 0 goes first. Consumer 1's i-th tile
       // (ordinal 2i + 1) waits for the (i+1)-th turn, consumer 0's (2i) the i-th.
@@ -313,13 +339,51 @@ struct KilnSm90Gemm {
         if (ordinal > 0) kiln_mbar_wait(turn_barrier(base, wg), static_cast<unsigned>((ordinal - 1) / 2) & 1);
       }
       int previous = -1;  // the stage whose group is still in flight (16-bit)
+      const int count = k_blocks(t);
 #pragma unroll 2
-      for (int kb = 0; kb < kKBlocks; ++kb, ++slice) slice_step(slice, previous);
+      for (int kb = 0; kb < count; ++kb, ++slice) slice_step(slice, previous);
+      next_slice = slice;
       if constexpr (kPingpong) kiln_mbar_arrive(turn_barrier(base, 1 - wg));
       kiln_wgmma_wait<0>();
       if (previous >= 0) release(previous);
 #pragma unroll
       for (int s = 0; s < kSlabs; ++s) kiln_fence_registers(acc[s]);
+    }
+
+    // Split K: publishes this consumer's products of unit t in its partial
+    // slot and counts its arrival. False, with the products left behind, but
+    // for the last of the tile's slices to arrive, which replaces them with
+    // the sum of every slice's slot, added in slice order; it also resets
+    // the tile's counter for the next launch. `partials` holds kPartialSlots
+    // slots and `arrivals` a counter per tile and consumer, both zero before
+    // the first launch.
+    __device__ __forceinline__ bool sum_split(int t, float4* partials, unsigned* arrivals) {
+      const int tile = t % kTiles, lane = threadIdx.x % 128;
+      // Slot (tile, slice, consumer): vector v of thread `lane` at v * 128 + lane, so a warp's stores are contiguous.
+      auto slot = [&](int slice) {
+        return partials + ((static_cast<long long>(tile) * kSplitK + slice) * kConsumers + wg) * kPartialVectors * 128 +
+               lane;
+      };
+      float4* own = slot(t / kTiles);
+#pragma unroll
+      for (int v = 0; v < kPartialVectors; ++v) {
+        const float* a = &acc[4 * v / kAccumulators][4 * v % kAccumulators];
+        own[v * 128] = make_float4(a[0], a[1], a[2], a[3]);
+      }
+      if (!kiln_split_arrive_named(&arrivals[tile * kConsumers + wg], kSplitK, 1 + wg, 128)) return false;
+      for (int slice = 0; slice < kSplitK; ++slice) {
+        const float4* partial = slot(slice);
+#pragma unroll
+        for (int v = 0; v < kPartialVectors; ++v) {
+          const float4 p = kiln_load_cg4(partial + v * 128);
+          float* a = &acc[4 * v / kAccumulators][4 * v % kAccumulators];
+          a[0] = slice == 0 ? p.x : a[0] + p.x;
+          a[1] = slice == 0 ? p.y : a[1] + p.y;
+          a[2] = slice == 0 ? p.z : a[2] + p.z;
+          a[3] = slice == 0 ? p.w : a[3] + p.w;
+        }
+      }
+      return true;
     }
 
     // f(r, c, row, col, v0, v1) for each pair of horizontally adjacent

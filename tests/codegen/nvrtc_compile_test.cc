@@ -237,6 +237,32 @@ TEST(NvrtcCompileTest, EveryMatmulCandidateCompiles) {
   }
 }
 
+// Split K: every split candidate of few partial tiles with a long K (a last
+// step cut short, slices of unequal length), 16-bit and tf32, compiles for
+// sm_90a with its partial slots and arrival counters as module globals.
+TEST(NvrtcCompileTest, SplitKCandidatesCompile) {
+  for (const DType dtype : {DType::kBF16, DType::kF32}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    const PlanOptions options{.allow_tf32 = true};
+    // K ends 8 elements (16-bit) or 4 (f32) into a step.
+    const Graph graph = *MatmulRelu(dtype, 200, 136, dtype == DType::kF32 ? 4100 : 4104);
+    const Plan plan = *PlanFusion(graph, DeviceLimits{}, options);
+    int compiled = 0;
+    for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul(), DeviceLimits{})) {
+      if (config.split_k == 1) continue;
+      SCOPED_TRACE(config.ToString());
+      Plan tuned = plan;
+      ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", DeviceLimits{}, tuned.kernels[0].matmul()).ok());
+      absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], DeviceLimits{});
+      ASSERT_TRUE(generated.ok()) << generated.status();
+      EXPECT_THAT(generated->body, HasSubstr("consumer.sum_split(t, f0_matmul_partials, f0_matmul_arrivals)"));
+      ExpectCompilesCleanly(*generated, "candidate", "sm_90a");
+      ++compiled;
+    }
+    EXPECT_GE(compiled, 4);
+  }
+}
+
 // Unsupported dtypes are refused when a graph is built or loaded, not at code
 // generation: every op the graph accepts, in every dtype it accepts, plans,
 // generates and compiles, fused and unfused (one translation unit each).

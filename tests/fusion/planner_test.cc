@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 #include "frontends/workloads.h"
+#include "fusion/matmul_candidates.h"
 #include "fusion/matmul_schedule.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -244,6 +245,74 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   EXPECT_EQ(batched.matmul().k, 64);
   EXPECT_EQ(batched.matmul().tiles, 3 * ((200 + batched.matmul().config.block_m - 1) / batched.matmul().config.block_m) *
                                       ((72 + batched.matmul().config.block_n - 1) / batched.matmul().config.block_n));
+}
+
+// Few tiles with a long K leave most SMs idle: K is split into slices of at
+// least 8 steps, enough to fill them. The schedule says how, and refuses
+// slices it cannot run.
+TEST(PlannerTest, SplitKFillsTheSmsWhenFewTilesHaveALongK) {
+  const MatmulSchedule few = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 32768)).fused.kernels[0].matmul();
+  EXPECT_EQ(few.config, (MatmulConfig{.block_m = 128, .block_n = 64, .block_k = 64, .stages = 8, .group_m = 8,
+                                      .split_k = 16}));
+  EXPECT_EQ(few.tiles, 8);
+  EXPECT_EQ(few.grid, 128);
+  EXPECT_THAT(few.reason, HasSubstr("; split-K x16: K of 32768 in slices of 32 steps, 128 work units; the last slice "
+                                    "of a tile to finish adds the 4194304 bytes of fp32 partials (through L2, not "
+                                    "counted as traffic) in slice order and runs the epilogue"));
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 32768)).fused.kernels[0].Strategy(),
+            "wgmma, 128x64x64 tiles, 8 stages, split-K x16");
+  // One tile, K of 64 steps: 8 slices of 8.
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kF16, 64, 64, 4096)).fused.kernels[0].matmul().config.split_k, 8);
+  // Tiles that fill half the SMs, or a K too short for two slices of 8 steps, are not split.
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kBF16, 128, 8192, 8192)).fused.kernels[0].matmul().config.split_k, 1);
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 960)).fused.kernels[0].matmul().config.split_k, 1);
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 1024)).fused.kernels[0].matmul().config.split_k, 2);
+
+  MatmulSchedule s = few;
+  const MatmulConfig cooperative{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .group_m = 8};
+  auto refusal = [&](MatmulConfig c, MatmulSchedule& schedule, const DeviceLimits& limits = DeviceLimits{}) {
+    const MatmulSchedule before = schedule;
+    const absl::Status st = ApplyMatmulConfig(c, "test", limits, schedule);
+    EXPECT_EQ(schedule.config, before.config) << "a refused config leaves the schedule as it was";
+    return std::string(st.message());
+  };
+  MatmulConfig c = cooperative;
+  c.split_k = 17;
+  EXPECT_THAT(refusal(c, s), HasSubstr("split-K takes 1 to 16 slices"));
+  c.split_k = 4;
+  c.pingpong = true;
+  EXPECT_THAT(refusal(c, s), HasSubstr("split-K tiles are cooperative with the epilogue on the consumers"));
+  c.pingpong = false;
+  c.epilogue_warps = true;
+  EXPECT_THAT(refusal(c, s), HasSubstr("split-K tiles are cooperative"));
+  // K=256 is 4 steps: 3 slices of 2 leave the third empty.
+  MatmulSchedule short_k = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 256)).fused.kernels[0].matmul();
+  c = cooperative;
+  c.split_k = 3;
+  EXPECT_THAT(refusal(c, short_k), HasSubstr("split-K x3 leaves a slice empty: K=256 is 4 steps of 64"));
+  // 4096 tiles of 128x128 in two slices: 512 MiB of partials.
+  MatmulSchedule big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0].matmul();
+  c.split_k = 2;
+  EXPECT_THAT(refusal(c, big), HasSubstr("split-K x2 needs 536870912 bytes of partial products; the most is 67108864"));
+  DeviceLimits ampere;
+  ampere.compute_capability = 80;
+  MatmulSchedule old = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 32768), ampere).fused.kernels[0].matmul();
+  EXPECT_EQ(old.config.split_k, 1);
+  c = {.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 8, .split_k = 2};
+  EXPECT_THAT(refusal(c, old, ampere), HasSubstr("split-K is a wgmma schedule"));
+
+  // The tuner's candidates split the few tiles, never the many.
+  int split_candidates = 0;
+  for (const MatmulConfig& candidate : MatmulCandidates(few, DeviceLimits{})) {
+    MatmulSchedule trial = few;
+    EXPECT_TRUE(ApplyMatmulConfig(candidate, "candidate", DeviceLimits{}, trial).ok()) << candidate.ToString();
+    split_candidates += candidate.split_k > 1;
+    EXPECT_LE(trial.tiles * candidate.split_k, 2 * 132) << candidate.ToString();
+  }
+  EXPECT_GE(split_candidates, 8);
+  for (const MatmulConfig& candidate : MatmulCandidates(big, DeviceLimits{})) {
+    EXPECT_EQ(candidate.split_k, 1) << candidate.ToString();
+  }
 }
 
 // The producer warpgroup's spare warps take the epilogue of a kernel whose

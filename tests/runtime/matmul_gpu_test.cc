@@ -1,5 +1,5 @@
 // The matmul tiers on a GPU against the reference interpreter: every
-// candidate config a tuner may pick, transposed operands read as layouts,
+// candidate config a tuner may pick (split K included), transposed operands read as layouts,
 // broadcast and folded batches, epilogues with extra operands and outputs of
 // several dtypes (staged for TMA or stored from registers), and random
 // products from 1 to about 5000 on a side. Outputs are poisoned before each
@@ -22,10 +22,13 @@ class MatmulGpuTest : public SharedDeviceTest {
  protected:
   // Empty when both plans (with `config` on their matmul kernels, when
   // given) match the reference.
+  static KernelCache* cache() {
+    static KernelCache* kernels = new KernelCache({.use_disk = false});
+    return kernels;
+  }
   static std::string Check(const Graph& graph, uint64_t seed, std::optional<MatmulConfig> config = std::nullopt,
                            PlanOptions options = {}, bool fused_only = false) {
-    static KernelCache* cache = new KernelCache({.use_disk = false});
-    return CheckAgainstReference(graph, device(), *cache, seed,
+    return CheckAgainstReference(graph, device(), *cache(), seed,
                                  {.matmul_config = config, .plan = options, .fused_only = fused_only});
   }
 };
@@ -191,6 +194,53 @@ TEST_F(MatmulGpuTest, Tf32ProductsMatchTheReference) {
   }
   EXPECT_EQ(Check(LayoutGraph(DType::kF32, 4999, 5000, 4096, false, false), 9, std::nullopt, tf32), "");
   EXPECT_EQ(Check(LayoutGraph(DType::kF32, 4093, 4996, 1000, false, true), 10, std::nullopt, tf32), "");
+}
+
+// Split K on few tiles with a long K: every split candidate of partial
+// tiles, a K that ends in part of a step, both operand layouts, batches with
+// two outputs and tf32's swapped operands, each run twice (the arrival
+// counters must be reset, and the slices' sum is in a fixed order, so the
+// second run repeats the first bit for bit); then the heuristic's choice.
+TEST_F(MatmulGpuTest, SplitKProductsMatchTheReference) {
+  const PlanOptions tf32{.allow_tf32 = true};
+  const struct {
+    std::string name;
+    Graph graph;
+    PlanOptions options;
+  } graphs[] = {
+      {"bf16 partial tiles, K in part steps", *MatmulRelu(DType::kBF16, 200, 136, 4104), {}},
+      {"f16 batches, two outputs", BatchedMatmulWithEpilogue(DType::kF16, 2, 130, 136, 3000), {}},
+      {"bf16 layouts Aᵀ Bᵀ", LayoutGraph(DType::kBF16, 264, 200, 5000, true, true), {}},
+      {"bf16 layout Aᵀ, one tile", LayoutGraph(DType::kBF16, 64, 64, 8192, true, false), {}},
+      {"tf32, operands swapped", *MatmulRelu(DType::kF32, 136, 264, 4096), tf32},
+  };
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  struct Case {
+    size_t graph;
+    MatmulConfig config;
+  };
+  std::vector<Case> cases;
+  for (size_t g = 0; g < std::size(graphs); ++g) {
+    const Plan plan = *PlanFusion(graphs[g].graph, limits, graphs[g].options);
+    const MatmulSchedule& heuristic = plan.kernels.back().matmul();
+    EXPECT_GT(heuristic.config.split_k, 1) << graphs[g].name << ": " << heuristic.reason;
+    for (const MatmulConfig& config : MatmulCandidates(heuristic, limits)) {
+      if (config.split_k > 1) cases.push_back({g, config});
+    }
+  }
+  EXPECT_GE(cases.size(), 2 * std::size(graphs));
+  const std::vector<std::string> results = RunChecksInParallel(static_cast<int>(cases.size()), [&](int i) {
+    const auto& [name, graph, options] = graphs[cases[i].graph];
+    return CheckAgainstReference(graph, device(), *cache(), 31,
+                                 {.matmul_config = cases[i].config, .plan = options, .fused_only = true, .runs = 2});
+  });
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(results[i], "") << graphs[cases[i].graph].name << " " << cases[i].config.ToString();
+  }
+  for (const auto& [name, graph, options] : graphs) {
+    EXPECT_EQ(CheckAgainstReference(graph, device(), *cache(), 32, {.plan = options, .runs = 2}), "")
+        << name << ", heuristic configs";
+  }
 }
 
 TEST_F(MatmulGpuTest, HundredRandomProductsMatchTheReference) {
