@@ -230,7 +230,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   std::string body = absl::StrCat(instruction, epilogue.BatchPolicy(batches, transposed_output));
   // Split K: the units' partial products and the tiles' arrival counters,
   // module globals as for split reductions (axis_reduction_emitter.h).
-  const std::string partials = absl::StrCat(kernel.name, "_partials"), arrivals = absl::StrCat(kernel.name, "_arrivals");
+  const std::string partials = absl::StrCat(kernel.name, "_partials");
+  const std::string arrivals = absl::StrCat(kernel.name, "_arrivals");
   if (c.split_k > 1) {
     absl::StrAppend(&body, "__device__ float4 ", partials, "[", s.tiles * c.split_k * c.block_m * c.block_n / 4,
                     "];\n__device__ unsigned ", arrivals, "[", s.tiles * 2, "];\n");
@@ -239,8 +240,8 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", p.m, "LL, ", p.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", p.block_m, ", ", p.block_n, ", ", c.stages, ", ", Bool(p.a_mn_major), ", ",
                   Bool(p.b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ",
-                  Bool(c.epilogue_warps), ", ", c.split_k, ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ", mma, ", ",
-                  batches, ">;\n",
+                  Bool(c.epilogue_warps), ", ", c.split_k, ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ",
+                  mma, ", ", batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
                   ", \"launch shape\");\n", "  extern __shared__ unsigned char shared_bytes[];\n",

@@ -296,7 +296,9 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
 }
 
 std::string EpilogueNote(const MatmulSchedule& s, const MatmulConfig& c) {
-  if (c.epilogue_warps) return "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop";
+  if (c.epilogue_warps) {
+    return "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop";
+  }
   if (c.split_k == 1) return "";
   const int64_t steps = KSteps(s, c);
   return absl::StrCat("; split-K x", c.split_k, ": K of ", s.k, " in slices of ", CeilDiv(steps, int64_t{c.split_k}),

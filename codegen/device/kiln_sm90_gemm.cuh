@@ -82,6 +82,12 @@ struct KilnSm90Gemm {
   // Split K: a consumer's partial products of one unit, as float4 vectors per thread.
   static constexpr int kPartialVectors = kSlabs * kAccumulators / 4;
   static constexpr long long kPartialSlots = static_cast<long long>(kUnits) * kConsumers;
+  // Vectors of partials the last slice loads at once while it sums them: a
+  // power of two, half the registers a consumer has beside its accumulators
+  // (of the 168 ptxas allots every thread of a 384-thread block), so that the
+  // loads overlap without spilling.
+  static constexpr int kSumSpare = (168 - kSlabs * kAccumulators) / 8;
+  static constexpr int kSumVectors = kSumSpare >= 16 ? 16 : kSumSpare >= 8 ? 8 : kSumSpare >= 4 ? 4 : 2;
   static constexpr int kStagingBytes = kWgRows * kBN * kStagingElementBytes;  // per consumer
   // Shared memory: A stages, B stages, one staging tile per consumer, then
   // the barriers; 1024 bytes of slack let the base be 1024-byte aligned, as
@@ -371,16 +377,39 @@ struct KilnSm90Gemm {
         own[v * 128] = make_float4(a[0], a[1], a[2], a[3]);
       }
       if (!kiln_split_arrive_named(&arrivals[tile * kConsumers + wg], kSplitK, 1 + wg, 128)) return false;
-      for (int slice = 0; slice < kSplitK; ++slice) {
-        const float4* partial = slot(slice);
+      // Rounds of kSumVectors loads in flight: kSumSlices slices of kSumColumns
+      // vectors each. Vector indices stay compile-time, so acc stays in registers.
+      constexpr int kSumSlices = kSumVectors > kPartialVectors ? kSumVectors / kPartialVectors : 1;
+      constexpr int kSumColumns = kSumVectors > kPartialVectors ? kPartialVectors : kSumVectors;
 #pragma unroll
-        for (int v = 0; v < kPartialVectors; ++v) {
-          const float4 p = kiln_load_cg4(partial + v * 128);
+      for (int v0 = 0; v0 < kPartialVectors; v0 += kSumColumns) {
+#pragma unroll
+        for (int v = v0; v < v0 + kSumColumns; ++v) {
           float* a = &acc[4 * v / kAccumulators][4 * v % kAccumulators];
-          a[0] = slice == 0 ? p.x : a[0] + p.x;
-          a[1] = slice == 0 ? p.y : a[1] + p.y;
-          a[2] = slice == 0 ? p.z : a[2] + p.z;
-          a[3] = slice == 0 ? p.w : a[3] + p.w;
+          a[0] = a[1] = a[2] = a[3] = 0.0f;
+        }
+#pragma unroll 1
+        for (int first = 0; first < kSplitK; first += kSumSlices) {
+          float4 p[kSumSlices][kSumColumns];
+#pragma unroll
+          for (int r = 0; r < kSumSlices; ++r) {
+#pragma unroll
+            for (int j = 0; j < kSumColumns; ++j) {
+              if (first + r < kSplitK) p[r][j] = kiln_load_cg4(slot(first + r) + (v0 + j) * 128);
+            }
+          }
+#pragma unroll
+          for (int r = 0; r < kSumSlices; ++r) {
+#pragma unroll
+            for (int j = 0; j < kSumColumns; ++j) {
+              if (first + r >= kSplitK) continue;
+              float* a = &acc[4 * (v0 + j) / kAccumulators][4 * (v0 + j) % kAccumulators];
+              a[0] += p[r][j].x;
+              a[1] += p[r][j].y;
+              a[2] += p[r][j].z;
+              a[3] += p[r][j].w;
+            }
+          }
         }
       }
       return true;

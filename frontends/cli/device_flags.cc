@@ -30,7 +30,7 @@ absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlags(const FlagValues
   std::optional<MatmulConfig> tile = ParseMatmulConfig(text);
   if (!tile.has_value()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"));
+        absl::StrCat("--matmul-tile=", text, " is not MxNxK:STAGES[:GROUP][:FLAGS], e.g. 128x256x64:3"));
   }
   return *tile;
 }

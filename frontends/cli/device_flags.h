@@ -57,7 +57,9 @@ inline constexpr Flag kMaxClusterBlocks{.name = "max-cluster-blocks",
 inline constexpr Flag kMatmulTile{.name = "matmul-tile",
                                   .kind = FlagKind::kText,
                                   .value = "MxNxK:STAGES[:GROUP]",
-                                  .help = "tensor-core matmul tile instead of the planner's choice, e.g. 128x256x64:3",
+                                  .help = "tensor-core matmul tile instead of the planner's choice, e.g. 128x256x64:3; "
+                                          "on wgmma GROUP may be followed by :pingpong or :epilogue-warps, then "
+                                          ":split-k=S",
                                   .group = "device"};
 inline constexpr Flag kAllowTf32{.name = "allow-tf32",
                                  .help = "f32 matmuls may run on tensor cores as tf32 (10-bit mantissas, fp32 sums); "
@@ -73,7 +75,7 @@ DeviceLimits LimitsFromFlags(const FlagValues& flags, DeviceLimits base);
 // What the planner may do beyond exact semantics: --allow-tf32.
 PlanOptions PlanOptionsFromFlags(const FlagValues& flags);
 
-// --matmul-tile=MxNxK:STAGES[:GROUP] as a config, if given; InvalidArgument
+// --matmul-tile=MxNxK:STAGES[:GROUP][:FLAGS] as a config, if given; InvalidArgument
 // when it does not parse.
 absl::StatusOr<std::optional<MatmulConfig>> MatmulTileFromFlags(const FlagValues& flags);
 

@@ -88,7 +88,7 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
                                   "persistent grid, fp32 accumulators); 128x128 tiles: 4096 tiles, 31.03 waves of "
                                   "132 SMs (--matmul-tile)\n"));
   for (const auto& [flag, message] : std::vector<std::pair<std::string, std::string>>{
-           {"128x256", "--matmul-tile=128x256 is not MxNxK:STAGES[:GROUP], e.g. 128x256x64:3"},
+           {"128x256", "--matmul-tile=128x256 is not MxNxK:STAGES[:GROUP][:FLAGS], e.g. 128x256x64:3"},
            {"96x128x64:3", "--matmul-tile=96x128x64:3:16 cannot run kernel f0_matmul (wgmma): matmul tile "
                            "96x128x64 with 3 stages: wgmma tiles are 128 x (64, 128, 192 or 256), or 256 x (64 or "
                            "128)"},
