@@ -248,5 +248,19 @@ TEST(RowScheduleTest, RowsThatVectorsFitAreNotStaged) {
   }
 }
 
+// A reduction alone holds no row: a warp per row streams rows shorter than
+// 2048 values (a block per row had left [65472, 1025] at 0.61 of the copy
+// rate); from 2048 a block per row loops over them.
+TEST(RowScheduleTest, StreamedReductionsTakeAWarpPerRowBelowTwoThousandValues) {
+  ExpectRowPlans({
+      {RowOp::kSum, DType::kF32, 65472, 1025, RowStrategy::kWarpPersistent, 32, 32, 1, "persistent (warp per row)",
+       "row of 1025 f32 = 4100 B fits one warp: a warp per row, one pass"},
+      {RowOp::kMax, DType::kBF16, 65472, 2047, RowStrategy::kWarpPersistent, 32, 32, 1, "persistent (warp per row)",
+       "row of 2047 f32 = 8188 B fits one warp: a warp per row, one pass"},
+      {RowOp::kSum, DType::kF32, 4096, 2048, RowStrategy::kLooped, 32, 256, 1, "looped",
+       "single pass: a reduction alone needs no row held on chip; a block per row"},
+  });
+}
+
 }  // namespace
 }  // namespace kiln
