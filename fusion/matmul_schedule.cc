@@ -50,8 +50,7 @@ constexpr int kMinWgmmaStages = 3;
 
 // Split K: at most 16 slices, each of at least 8 K steps so that a slice's
 // main loop outlasts the write of its partial tile, and at most 64 MiB of
-// partials (kept in L2 where they fit, which the small products split-K is
-// for do).
+// partials. The small products split K serves have partials that stay in L2.
 constexpr int kMaxSplitK = 16;
 constexpr int64_t kMinSplitKSteps = 8;
 constexpr int64_t kMaxSplitPartialBytes = int64_t{64} << 20;
@@ -295,7 +294,8 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
   return out;
 }
 
-std::string EpilogueNote(const MatmulSchedule& s, const MatmulConfig& c) {
+// What the config does beyond its tile: epilogue warps or split K.
+std::string ScheduleNote(const MatmulSchedule& s, const MatmulConfig& c) {
   if (c.epilogue_warps) {
     return "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop";
   }
@@ -500,7 +500,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
     s.reason = absl::StrCat(s.tier_reason, "; ", applied.message());
   } else {
     s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, best.resident, limits), choice,
-                            EpilogueNote(s, s.config));
+                            ScheduleNote(s, s.config));
   }
   return s;
 }
@@ -546,7 +546,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
     }
   }
   s.config_source = std::string(source);
-  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits), EpilogueNote(s, s.config));
+  s.reason = absl::StrCat(s.tier_reason, "; ", TileReason(s, s.config, resident, limits), ScheduleNote(s, s.config));
   if (source != "heuristic") absl::StrAppend(&s.reason, " (", source, ")");
   return absl::OkStatus();
 }
