@@ -254,7 +254,9 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
       "      const KilnTile tile = Gemm::tile_at(t);\n", "      consumer.mainloop(t);\n",
       c.split_k > 1
           ? absl::StrCat("      static_assert(sizeof(", partials, ") == Gemm::kPartialSlots * Gemm::kPartialVectors * ",
-                         "128 * sizeof(float4), \"partial slots\");\n", "      if (!consumer.sum_split(t, ", partials,
+                         "128 * sizeof(float4) && sizeof(", arrivals,
+                         ") == Gemm::kTiles * Gemm::kConsumers * sizeof(unsigned), \"partial slots and counters\");\n",
+                         "      if (!consumer.sum_split(t, ", partials,
                          ", ", arrivals, ")) continue;\n")
           : "");
 

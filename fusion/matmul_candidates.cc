@@ -53,11 +53,10 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
           add(c);
           // Split K where the tiles leave most SMs idle, up to about two
           // units per SM.
-          const int64_t tiles = s.batch * CeilDiv(s.m, int64_t{c.block_m}) * CeilDiv(s.n, int64_t{c.block_n});
           // With so few tiles the L2 grouping does not matter: one group is enough.
-          if (pingpong || epilogue_warps || group != kGroups[0] || 2 * tiles > limits.sm_count) continue;
+          if (pingpong || epilogue_warps || group != kGroups[0] || !TilesLeaveSmsIdle(s, c, limits)) continue;
           for (int split : kSplits) {
-            if (tiles * split > 2 * int64_t{limits.sm_count}) break;
+            if (MatmulTileCount(s, c) * split > 2 * int64_t{limits.sm_count}) break;
             MatmulConfig sliced = c;
             sliced.split_k = split;
             add(sliced);

@@ -73,10 +73,6 @@ bool OneOf(int v, std::initializer_list<int> allowed) {
   return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
 
-int64_t TileCount(const MatmulSchedule& s, const MatmulConfig& c) {
-  return s.batch * CeilDiv(s.m, c.block_m) * CeilDiv(s.n, c.block_n);
-}
-
 int64_t MmaSyncSharedBytes(const MatmulConfig& c) {
   return int64_t{c.stages} * (c.block_m * c.block_k + c.block_k * c.block_n) * 2;
 }
@@ -160,7 +156,7 @@ int64_t KSteps(const MatmulSchedule& s, const MatmulConfig& c) { return CeilDiv(
 
 // The fp32 partial products of a split-K kernel: a tile per unit.
 int64_t SplitPartialBytes(const MatmulSchedule& s, const MatmulConfig& c) {
-  return TileCount(s, c) * c.split_k * c.block_m * c.block_n * 4;
+  return MatmulTileCount(s, c) * c.split_k * c.block_m * c.block_n * 4;
 }
 
 absl::Status ValidateSplitK(const MatmulConfig& c, const MatmulSchedule& s, absl::string_view name) {
@@ -311,8 +307,8 @@ std::string ScheduleNote(const MatmulSchedule& s, const MatmulConfig& c) {
 // enough units to fill them, each of at least kMinSplitKSteps steps; 1 where
 // that leaves fewer than two slices.
 int HeuristicSplitK(const MatmulSchedule& s, const MatmulConfig& c, const DeviceLimits& limits) {
-  const int64_t sms = std::max(limits.sm_count, 1), tiles = TileCount(s, c);
-  if (s.tier != MatmulTier::kWgmma || 2 * tiles > sms) return 1;
+  if (s.tier != MatmulTier::kWgmma || !TilesLeaveSmsIdle(s, c, limits)) return 1;
+  const int64_t sms = std::max(limits.sm_count, 1), tiles = MatmulTileCount(s, c);
   MatmulConfig split = c;
   split.epilogue_warps = false;
   split.split_k = static_cast<int>(std::min({sms / tiles, KSteps(s, c) / kMinSplitKSteps, int64_t{kMaxSplitK}}));
@@ -323,6 +319,14 @@ int HeuristicSplitK(const MatmulSchedule& s, const MatmulConfig& c, const Device
 }  // namespace
 
 int WgmmaBlockK(int operand_bytes) { return 128 / operand_bytes; }
+
+int64_t MatmulTileCount(const MatmulSchedule& s, const MatmulConfig& c) {
+  return s.batch * CeilDiv(s.m, c.block_m) * CeilDiv(s.n, c.block_n);
+}
+
+bool TilesLeaveSmsIdle(const MatmulSchedule& s, const MatmulConfig& c, const DeviceLimits& limits) {
+  return 2 * MatmulTileCount(s, c) <= std::max(limits.sm_count, 1);
+}
 
 bool StagesOutput(int64_t element_bytes, int64_t n) { return element_bytes < 4 && (n * element_bytes) % 16 == 0; }
 
@@ -473,7 +477,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
         if (deep && !deep_enough) best_time = -1;
         deep_enough = deep_enough || deep;
       }
-      const int64_t count = TileCount(s, c.config);
+      const int64_t count = MatmulTileCount(s, c.config);
       const int64_t waves = CeilDiv(count, int64_t{sms} * c.resident);
       const double time = static_cast<double>(waves * c.resident * c.config.block_m * c.config.block_n) / c.relative_rate;
       if (best_time < 0 || time < best_time) {
@@ -481,7 +485,7 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
         best_time = time;
       }
     }
-    choice = TileCount(s, best.config) < sms ? ", too few to fill the SMs with any tile, so the one of least latency"
+    choice = MatmulTileCount(s, best.config) < sms ? ", too few to fill the SMs with any tile, so the one of least latency"
                                              : ", the least estimated time of the tiles that fill the SMs";
     if (const int split = HeuristicSplitK(s, best.config, limits); split > 1) {
       best.config.split_k = split;
@@ -516,7 +520,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       s.config = config;
       s.threads = 256;
       s.shared_bytes = FfmaSharedBytes(config);
-      s.tiles = TileCount(s, config);
+      s.tiles = MatmulTileCount(s, config);
       s.grid = s.tiles;
       // 8x8 outputs a thread take 127 registers, so two blocks share an SM.
       resident = config.block_m == 128 ? 2 : 1;
@@ -529,7 +533,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       s.threads = s.warps_m * s.warps_n * 32;
       s.shared_bytes = MmaSyncSharedBytes(config);
       s.config = config;
-      s.tiles = TileCount(s, config);
+      s.tiles = MatmulTileCount(s, config);
       s.grid = s.tiles;
       resident = MmaSyncResident(config);
       break;
@@ -540,7 +544,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       s.warps_m = s.warps_n = 0;
       s.shared_bytes = WgmmaSharedBytes(config, s.staging_element_bytes);
       s.config = config;
-      s.tiles = TileCount(s, config);
+      s.tiles = MatmulTileCount(s, config);
       s.grid = std::min<int64_t>(s.tiles * config.split_k, std::max(limits.sm_count, 1));
       break;
     }

@@ -60,6 +60,13 @@ absl::Status OverrideMatmulConfigs(const MatmulConfig& config, absl::string_view
 // warpgroup, the barriers, and 1024 bytes to align the base.
 int64_t WgmmaSharedBytes(const MatmulConfig& config, int staging_element_bytes);
 
+// Output tiles of `config` over `s`'s product (its batches included).
+int64_t MatmulTileCount(const MatmulSchedule& s, const MatmulConfig& config);
+
+// Whether `config`'s tiles fill fewer than half of `limits`' SMs: where
+// splitting K pays (MatmulConfig::split_k).
+bool TilesLeaveSmsIdle(const MatmulSchedule& s, const MatmulConfig& config, const DeviceLimits& limits);
+
 // The wgmma K step for operands of `operand_bytes`: one 128-byte swizzle row.
 int WgmmaBlockK(int operand_bytes);
 
