@@ -17,10 +17,12 @@ namespace {
 constexpr int kSwizzleBytes = 128;  // one row of a 128-byte-swizzled box
 
 // The TMA view of one operand's memory. K-major operands (A as stored
-// [M,K], B as [N,K]) are read a whole K slice at a time; MN-major ones in
-// boxes of 128 bytes of columns (see kiln_sm90_gemm.cuh).
+// [M,K], B as [N,K]) are read a whole K slice of `tile_rows` rows at a time;
+// MN-major ones in boxes of 128 bytes of columns (see kiln_sm90_gemm.cuh).
+// A K-major tile that a cluster's `sharers` blocks share is read in as many
+// bands of rows, one by each block.
 TensorMapSpec OperandMap(const Graph& graph, const MatmulOperand& operand, int64_t rows, int64_t cols,
-                         bool k_major, int tile_rows) {
+                         bool k_major, int tile_rows, int sharers) {
   const Node& node = graph.node(operand.node);
   const int64_t size = DTypeSize(node.dtype);
   const int side = static_cast<int>(kSwizzleBytes / size);  // elements in one swizzle row
@@ -28,7 +30,7 @@ TensorMapSpec OperandMap(const Graph& graph, const MatmulOperand& operand, int64
   spec.dtype = node.dtype;
   spec.dims = {cols, rows, NumElements(operand.batch_dims)};
   spec.strides = {cols * size, rows * cols * size};
-  spec.box = {side, k_major ? tile_rows : side, 1};
+  spec.box = {side, k_major ? tile_rows / sharers : side, 1};
   return spec;
 }
 
@@ -45,6 +47,7 @@ std::string FlatIndexIfUsed(const std::string& declaration, const std::string& c
 struct KernelProduct {
   int64_t m, n;
   int block_m, block_n;
+  int cluster_m, cluster_n;
   const MatmulOperand* a;
   const MatmulOperand* b;
   bool a_mn_major, b_mn_major;
@@ -56,10 +59,12 @@ KernelProduct ProductOf(const MatmulSchedule& s) {
   // Swapped, Bᵀ is the kernel's A: row-major B is its M-major storage; and
   // Aᵀ the kernel's B: row-major A is its K-major storage.
   if (s.swap_operands) {
-    return {.m = s.n, .n = s.m, .block_m = s.config.block_n, .block_n = s.config.block_m, .a = &s.b, .b = &s.a,
+    return {.m = s.n, .n = s.m, .block_m = s.config.block_n, .block_n = s.config.block_m,
+            .cluster_m = s.config.cluster_n, .cluster_n = s.config.cluster_m, .a = &s.b, .b = &s.a,
             .a_mn_major = !s.b.transposed, .b_mn_major = s.a.transposed};
   }
-  return {.m = s.m, .n = s.n, .block_m = s.config.block_m, .block_n = s.config.block_n, .a = &s.a, .b = &s.b,
+  return {.m = s.m, .n = s.n, .block_m = s.config.block_m, .block_n = s.config.block_n,
+          .cluster_m = s.config.cluster_m, .cluster_n = s.config.cluster_n, .a = &s.a, .b = &s.b,
           .a_mn_major = s.a.transposed, .b_mn_major = !s.b.transposed};
 }
 
@@ -160,7 +165,7 @@ absl::StatusOr<std::string> EpilogueWarpsLoop(const MatmulSchedule& s, const Mat
   // 8), and chunks past C's edge are clipped by the TMA store.
   return absl::StrCat("    if (Gemm::is_epilogue_warp()) {\n", "      static_assert(Gemm::Epilogue::kChunkElements == ",
                       kChunkElements, ", \"chunk size\");\n", "      const Gemm::Epilogue epilogue(shared);\n",
-                      "      for (int t = blockIdx.x; t < Gemm::kUnits; t += gridDim.x) {\n",
+                      "      for (int t = Gemm::first_unit(); t < Gemm::kUnits; t += Gemm::unit_stride()) {\n",
                       "        const KilnTile tile = Gemm::tile_at(t);\n", "        epilogue.wait(t);\n",
                       "        epilogue.for_each_chunk(tile, [&](int row, int col, Gemm::Epilogue::Chunk& values) {\n",
                       "          if (row >= ", s.m, " || col >= ", s.n, ") return;\n",
@@ -182,12 +187,17 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   const KernelProduct p = ProductOf(s);
   const bool transposed_output = s.swap_operands;
 
-  const std::string map_a = signature.AddTensorMap(
-      p.a->node, OperandMap(graph, *p.a, p.a_mn_major ? s.k : p.m, p.a_mn_major ? p.m : s.k, !p.a_mn_major, p.block_m),
-      false);
-  const std::string map_b = signature.AddTensorMap(
-      p.b->node, OperandMap(graph, *p.b, p.b_mn_major ? s.k : p.n, p.b_mn_major ? p.n : s.k, !p.b_mn_major, p.block_n),
-      false);
+  // Blocks side by side along N share A's tile; blocks stacked along M, B's.
+  const std::string map_a =
+      signature.AddTensorMap(p.a->node,
+                             OperandMap(graph, *p.a, p.a_mn_major ? s.k : p.m, p.a_mn_major ? p.m : s.k,
+                                        !p.a_mn_major, p.block_m, p.cluster_n),
+                             false);
+  const std::string map_b =
+      signature.AddTensorMap(p.b->node,
+                             OperandMap(graph, *p.b, p.b_mn_major ? s.k : p.n, p.b_mn_major ? p.n : s.k,
+                                        !p.b_mn_major, p.block_n, p.cluster_m),
+                             false);
   // The operands' pointers are needed only where the epilogue reads them too.
   for (const NodeId operand : {s.a.node, s.b.node}) {
     bool read_by_epilogue = false;
@@ -236,11 +246,13 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
     absl::StrAppend(&body, "__device__ float4 ", partials, "[", s.tiles * c.split_k * c.block_m * c.block_n / 4,
                     "];\n__device__ unsigned ", arrivals, "[", s.tiles * 2, "];\n");
   }
-  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ", kernel.name, "(",
+  const int cluster = c.ClusterBlocks();
+  absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", 1) ",
+                  cluster > 1 ? absl::StrCat("__cluster_dims__(", cluster, ", 1, 1) ") : "", kernel.name, "(",
                   signature.ParameterList(), ") {\n", "  using Gemm = KilnSm90Gemm<", p.m, "LL, ", p.n, "LL, ", s.k,
                   "LL, ", s.batch, ", ", p.block_m, ", ", p.block_n, ", ", c.stages, ", ", Bool(p.a_mn_major), ", ",
                   Bool(p.b_mn_major), ", ", c.group_m, ", ", s.staging_element_bytes, ", ", Bool(c.pingpong), ", ",
-                  Bool(c.epilogue_warps), ", ", c.split_k, ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ",
+                  Bool(c.epilogue_warps), ", ", c.split_k, ", ", p.cluster_m, ", ", p.cluster_n, ", ", s.operand_bytes, ", ", Bool(transposed_output), ", ",
                   mma, ", ", batches, ">;\n",
                   // The launch is sized from the schedule; the kernel must agree.
                   "  static_assert(Gemm::kThreads == ", s.threads, " && Gemm::kSharedBytes == ", s.shared_bytes,
@@ -288,6 +300,7 @@ absl::StatusOr<GeneratedKernel> EmitWgmmaMatmulKernel(const Graph& graph, const 
   generated.launch.grid = static_cast<unsigned>(s.grid);
   generated.launch.block = static_cast<unsigned>(s.threads);
   generated.launch.shared_bytes = static_cast<unsigned>(s.shared_bytes);
+  generated.launch.cluster = static_cast<unsigned>(cluster);
   return generated;
 }
 

@@ -20,6 +20,12 @@ bool Oversized(const MatmulSchedule& s, int block_m, int block_n) {
   return (block_m > 64 && block_m > AlignUp(s.m, 64) + 64) || (block_n > 64 && block_n > AlignUp(s.n, 64) + 64);
 }
 
+MatmulConfig Clustered(MatmulConfig c, int cluster_m, int cluster_n) {
+  c.cluster_m = cluster_m;
+  c.cluster_n = cluster_n;
+  return c;
+}
+
 }  // namespace
 
 std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const DeviceLimits& limits) {
@@ -51,6 +57,17 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
             --c.stages;
           }
           add(c);
+          // Cooperative tiles in clusters where the tiles fill the SMs,
+          // sharing the larger operand tile, whose multicast saves the most
+          // L2 reads (B's where they are equal). Measured on an H200 at
+          // 8192^3 and 4096^3 (bench/results/2026-12-02-h200-s8): sharing
+          // A's 256 rows of a 256x64 tile ran 1.11-1.21x faster than
+          // without; sharing B of square tiles beat sharing A; ping-pong
+          // tiles lost 3-14% in clusters, whose lockstep their turns then
+          // wait on.
+          if (!pingpong && MatmulTileCount(s, c) >= limits.sm_count) {
+            add(c.block_n >= c.block_m ? Clustered(c, 2, 1) : Clustered(c, 1, 2));
+          }
           // Split K where the tiles leave most SMs idle, up to about two
           // units per SM.
           // With so few tiles the L2 grouping does not matter: one group is enough.

@@ -1,7 +1,8 @@
 // The configs a tuner may time for a matmul kernel, as data, each in two L2
 // groupings: for the wgmma tier every tile it supports with as many stages
-// as fit, and, where the tiles leave most SMs idle, K split into 2 to 16
-// slices; for mma.sync every tile with 3 and 4 stages; for FFMA its two tile
+// as fit, where the tiles fill the SMs the cooperative ones also in 2-block
+// clusters that share the larger operand tile, and, where the tiles leave most SMs idle,
+// K split into 2 to 16 slices; for mma.sync every tile with 3 and 4 stages; for FFMA its two tile
 // heights. Tiles far wider or taller than the product are left out. The
 // schedule's own (heuristic) config is always first.
 //

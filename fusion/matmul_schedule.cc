@@ -104,11 +104,14 @@ absl::Status FitsSharedMemory(int64_t bytes, const DeviceLimits& limits, absl::s
                                                  limits.shared_bytes_per_block));
 }
 
-// Ping-pong, epilogue warps and split K are schedules of the wgmma tier alone.
+// Ping-pong, epilogue warps, split K and clusters are schedules of the wgmma tier alone.
 absl::Status ValidateNoWgmmaSchedule(const MatmulConfig& c, absl::string_view name) {
   if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
   if (c.epilogue_warps) return absl::InvalidArgumentError(absl::StrCat(name, ": epilogue warps are a wgmma schedule"));
   if (c.split_k != 1) return absl::InvalidArgumentError(absl::StrCat(name, ": split-K is a wgmma schedule"));
+  if (c.ClusterBlocks() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": clusters with TMA multicast are a wgmma schedule"));
+  }
   return absl::OkStatus();
 }
 
@@ -148,8 +151,30 @@ absl::Status ValidateFfma(const MatmulConfig& c, bool vector_copies, const Devic
 
 // The tile as the kernel iterates it: C's, or Cᵀ's when the operands swap.
 MatmulConfig KernelTile(MatmulConfig c, bool swap_operands) {
-  if (swap_operands) std::swap(c.block_m, c.block_n);
+  if (swap_operands) {
+    std::swap(c.block_m, c.block_n);
+    std::swap(c.cluster_m, c.cluster_n);
+  }
   return c;
+}
+
+// Clusters of two blocks, stacked along M or side by side along N, where
+// the device forms clusters; never with split K, whose units are single tiles.
+absl::Status ValidateCluster(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
+  if (c.ClusterBlocks() == 1) return absl::OkStatus();
+  if (!((c.cluster_m == 2 && c.cluster_n == 1) || (c.cluster_m == 1 && c.cluster_n == 2))) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": a cluster is 2x1 or 1x2 blocks, not ", c.cluster_m, "x",
+                                                   c.cluster_n));
+  }
+  if (!limits.supports_clusters || limits.max_cluster_blocks < c.ClusterBlocks()) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": the device forms no clusters of ", c.ClusterBlocks(),
+                                                   " blocks"));
+  }
+  if (c.split_k != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": split-K units are single tiles, which a cluster's blocks do not share"));
+  }
+  return absl::OkStatus();
 }
 
 int64_t KSteps(const MatmulSchedule& s, const MatmulConfig& c) { return CeilDiv(s.k, int64_t{c.block_k}); }
@@ -213,6 +238,7 @@ absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, 
                                                    s.no_epilogue_warps));
   }
   if (absl::Status st = ValidateSplitK(config, s, name); !st.ok()) return st;
+  if (absl::Status st = ValidateCluster(config, limits, name); !st.ok()) return st;
   if (c.block_k != WgmmaBlockK(s.operand_bytes)) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": the wgmma K step for ", s.operand_bytes,
                                                    "-byte operands is ", WgmmaBlockK(s.operand_bytes),
@@ -290,12 +316,19 @@ std::string TileReason(const MatmulSchedule& s, const MatmulConfig& c, int resid
   return out;
 }
 
-// What the config does beyond its tile: epilogue warps or split K.
+// What the config does beyond its tile: clusters, epilogue warps or split K.
 std::string ScheduleNote(const MatmulSchedule& s, const MatmulConfig& c) {
-  if (c.epilogue_warps) {
-    return "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop";
+  std::string cluster;
+  if (c.ClusterBlocks() > 1) {
+    cluster = absl::StrCat("; clusters of ", c.cluster_m, "x", c.cluster_n, " blocks (", ClusterTileCount(s, c),
+                           " cluster tiles) share each K slice of ", c.cluster_m > 1 ? "B" : "A",
+                           ", loaded once for both with TMA multicast");
   }
-  if (c.split_k == 1) return "";
+  if (c.epilogue_warps) {
+    return absl::StrCat(cluster,
+                        "; the epilogue runs on the producer warpgroup's spare warps, beside the next tile's main loop");
+  }
+  if (c.split_k == 1) return cluster;
   const int64_t steps = KSteps(s, c);
   return absl::StrCat("; split-K x", c.split_k, ": K of ", s.k, " in slices of ", CeilDiv(steps, int64_t{c.split_k}),
                       " steps, ", s.tiles * c.split_k, " work units; the last slice of a tile to finish adds the ",
@@ -322,6 +355,10 @@ int WgmmaBlockK(int operand_bytes) { return 128 / operand_bytes; }
 
 int64_t MatmulTileCount(const MatmulSchedule& s, const MatmulConfig& c) {
   return s.batch * CeilDiv(s.m, c.block_m) * CeilDiv(s.n, c.block_n);
+}
+
+int64_t ClusterTileCount(const MatmulSchedule& s, const MatmulConfig& c) {
+  return s.batch * CeilDiv(s.m, int64_t{c.block_m} * c.cluster_m) * CeilDiv(s.n, int64_t{c.block_n} * c.cluster_n);
 }
 
 bool TilesLeaveSmsIdle(const MatmulSchedule& s, const MatmulConfig& c, const DeviceLimits& limits) {
@@ -545,7 +582,10 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       s.shared_bytes = WgmmaSharedBytes(config, s.staging_element_bytes);
       s.config = config;
       s.tiles = MatmulTileCount(s, config);
-      s.grid = std::min<int64_t>(s.tiles * config.split_k, std::max(limits.sm_count, 1));
+      // One block per SM, in whole clusters, each taking a work unit (a
+      // cluster tile, or one K slice of a tile) at a time.
+      const int64_t clusters = std::max(limits.sm_count / config.ClusterBlocks(), 1);
+      s.grid = std::min(ClusterTileCount(s, config) * config.split_k, clusters) * config.ClusterBlocks();
       break;
     }
   }

@@ -63,6 +63,10 @@ int64_t WgmmaSharedBytes(const MatmulConfig& config, int staging_element_bytes);
 // Output tiles of `config` over `s`'s product (its batches included).
 int64_t MatmulTileCount(const MatmulSchedule& s, const MatmulConfig& config);
 
+// Tiles of `config`'s clusters (MatmulConfig::cluster_m x cluster_n block
+// tiles each) over `s`'s product: MatmulTileCount without clusters.
+int64_t ClusterTileCount(const MatmulSchedule& s, const MatmulConfig& config);
+
 // Whether `config`'s tiles fill fewer than half of `limits`' SMs: where
 // splitting K pays (MatmulConfig::split_k).
 bool TilesLeaveSmsIdle(const MatmulSchedule& s, const MatmulConfig& config, const DeviceLimits& limits);

@@ -113,15 +113,22 @@ struct MatmulConfig {
   // publishes its fp32 partial products; the last of a tile's units to
   // finish adds them in slice order and runs the epilogue.
   int split_k = 1;
+  // wgmma: blocks per thread-block cluster along M and N, two in all at
+  // most. Blocks stacked along M compute with the same K slices of B, blocks
+  // side by side along N with those of A: each loads its share of them once
+  // for both with TMA multicast, halving that operand's L2 reads.
+  int cluster_m = 1, cluster_n = 1;
   bool operator==(const MatmulConfig&) const = default;
-  // "128x256x64:3:8", "128x128x64:5:8:pingpong", "128x256x64:3:8:epilogue-warps"
-  // or "128x128x64:6:8:split-k=4": the --matmul-tile syntax
+  int ClusterBlocks() const { return cluster_m * cluster_n; }
+  // "128x256x64:3:8", "128x128x64:5:8:pingpong", "128x256x64:3:8:epilogue-warps",
+  // "128x256x64:3:8:cluster=2x1" or "128x128x64:6:8:split-k=4": the
+  // --matmul-tile syntax
   std::string ToString() const;
 };
 
-// "MxNxK:STAGES[:GROUP[:pingpong|:epilogue-warps][:split-k=S]]" as a config
-// (GROUP defaults to 16, S to 1); nullopt for anything else. Whether a tier
-// can run it is ApplyMatmulConfig's question.
+// "MxNxK:STAGES[:GROUP[:pingpong|:epilogue-warps][:cluster=CMxCN][:split-k=S]]"
+// as a config (GROUP defaults to 16, CMxCN to 1x1, S to 1); nullopt for
+// anything else. Whether a tier can run it is ApplyMatmulConfig's question.
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text);
 
 // How a matmul kernel tiles its product; computed by the planner so reports

@@ -60,7 +60,9 @@ absl::string_view MatmulTierName(MatmulTier tier) {
 
 std::string MatmulConfig::ToString() const {
   return absl::StrCat(block_m, "x", block_n, "x", block_k, ":", stages, ":", group_m, pingpong ? ":pingpong" : "",
-                      epilogue_warps ? ":epilogue-warps" : "", split_k != 1 ? absl::StrCat(":split-k=", split_k) : "");
+                      epilogue_warps ? ":epilogue-warps" : "",
+                      ClusterBlocks() != 1 ? absl::StrCat(":cluster=", cluster_m, "x", cluster_n) : "",
+                      split_k != 1 ? absl::StrCat(":split-k=", split_k) : "");
 }
 
 std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
@@ -78,6 +80,14 @@ std::optional<MatmulConfig> ParseMatmulConfig(absl::string_view text) {
   if (next < parts.size() && (parts[next] == "pingpong" || parts[next] == "epilogue-warps")) {
     c.pingpong = parts[next] == "pingpong";
     c.epilogue_warps = !c.pingpong;
+    ++next;
+  }
+  if (absl::string_view flag = next < parts.size() ? parts[next] : ""; absl::ConsumePrefix(&flag, "cluster=")) {
+    const std::vector<absl::string_view> blocks = absl::StrSplit(flag, 'x');
+    if (blocks.size() != 2 || !absl::SimpleAtoi(blocks[0], &c.cluster_m) || !absl::SimpleAtoi(blocks[1], &c.cluster_n) ||
+        c.cluster_m < 1 || c.cluster_n < 1) {
+      return std::nullopt;
+    }
     ++next;
   }
   if (absl::string_view flag = next < parts.size() ? parts[next] : ""; absl::ConsumePrefix(&flag, "split-k=")) {
@@ -120,6 +130,7 @@ std::string Kernel::Strategy() const {
       std::string s = absl::StrCat(MatmulTierName(m.tier), ", ", c.block_m, "x", c.block_n, "x", c.block_k,
                                    " tiles, ", c.stages, " stages", c.pingpong ? ", ping-pong" : "",
                                    c.epilogue_warps ? ", epilogue warps" : "",
+                                   c.ClusterBlocks() > 1 ? absl::StrCat(", clusters of ", c.cluster_m, "x", c.cluster_n) : "",
                                    c.split_k > 1 ? absl::StrCat(", split-K x", c.split_k) : "");
       if (m.config_source != "heuristic") absl::StrAppend(&s, ", ", m.config_source);
       return s;

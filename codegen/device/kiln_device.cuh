@@ -289,6 +289,17 @@ __device__ __forceinline__ unsigned kiln_cluster_rank() {
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   return rank;
 }
+// The cluster's index in the grid, and how many clusters the grid holds.
+__device__ __forceinline__ unsigned kiln_cluster_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%clusterid.x;" : "=r"(id));
+  return id;
+}
+__device__ __forceinline__ unsigned kiln_cluster_count() {
+  unsigned count;
+  asm volatile("mov.u32 %0, %%nclusterid.x;" : "=r"(count));
+  return count;
+}
 __device__ __forceinline__ void kiln_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }

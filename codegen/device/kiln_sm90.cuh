@@ -29,6 +29,19 @@ __device__ __forceinline__ void kiln_mbar_arrive_expect_tx(unsigned bar, unsigne
 __device__ __forceinline__ void kiln_mbar_arrive(unsigned bar) {
   asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(bar) : "memory");
 }
+// An arrival on the barrier at `bar`'s offset in the shared memory of the
+// cluster's block `rank` (this block's own included): a consumer frees a
+// stage that another block's copies also fill. Its release is the CTA's, as
+// for a local arrival: what it orders are this block's wgmma reads, which
+// have completed. A release at cluster scope would fence every arrival
+// (measured on an H200: 2232 us against 1369 us for bf16 8192^3).
+__device__ __forceinline__ void kiln_mbar_arrive_cluster(unsigned bar, unsigned rank) {
+  asm volatile(
+      "{ .reg .b32 remote; mapa.shared::cluster.u32 remote, %0, %1; "
+      "mbarrier.arrive.shared::cluster.b64 _, [remote]; }" ::"r"(bar),
+      "r"(rank)
+      : "memory");
+}
 __device__ __forceinline__ bool kiln_mbar_try_wait(unsigned bar, unsigned parity) {
   unsigned done;
   asm volatile(
@@ -51,6 +64,18 @@ __device__ __forceinline__ void kiln_tma_load_3d(unsigned dst, const KilnTensorM
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%3, %4, %5}], "
       "[%2];" ::"r"(dst),
       "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+// The same box, written to the same shared-memory offset of every block of
+// the cluster in `blocks` (a bit per rank), each of whose barriers at `bar`'s
+// offset counts the bytes that reach it: blocks that compute with one tile
+// of an operand load it once for all of them.
+__device__ __forceinline__ void kiln_tma_load_3d_multicast(unsigned dst, const KilnTensorMap* map, unsigned bar,
+                                                           int c0, int c1, int c2, unsigned short blocks) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, "
+      "{%3, %4, %5}], [%2], %6;" ::"r"(dst),
+      "l"(map), "r"(bar), "r"(c0), "r"(c1), "r"(c2), "h"(blocks)
       : "memory");
 }
 __device__ __forceinline__ void kiln_tma_store_3d(const KilnTensorMap* map, unsigned src, int c0, int c1, int c2) {

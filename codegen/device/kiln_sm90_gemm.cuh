@@ -1,7 +1,8 @@
 // ---- Hopper matmul: a persistent, warp-specialised GEMM on TMA and wgmma ----
 //
 // A block of three warpgroups computes kBM x kBN tiles of C = A·B, one after
-// another, taking every gridDim.x-th tile of the L2-grouped order:
+// another, taking every gridDim.x-th tile of the L2-grouped order (in a
+// cluster grid, each cluster every cluster-count-th cluster tile):
 //   warpgroup 0, the producer: one thread streams K slices of A and B into a
 //     ring of kStages shared-memory stages with TMA; it keeps 40 registers;
 //   warpgroups 1 and 2, the consumers, multiply with wgmma into fp32
@@ -31,6 +32,21 @@
 // and counts its arrival; the last of a tile's slices to arrive adds all the
 // slots in slice order, so the sum does not depend on which finished last,
 // and runs the epilogue. No unit waits for another.
+// Clusters (kClusterM x kClusterN blocks, two at most): the blocks of a
+// cluster compute adjacent tiles of one cluster tile, kClusterM of them down
+// M or kClusterN across N, and so read the same K slices of one operand: B
+// for blocks stacked along M, A for blocks side by side along N. Each block
+// loads its share of that shared operand's boxes (a K-major tile as kCluster
+// bands of rows) with TMA multicast, which writes them into every block of
+// the cluster and counts their bytes on every block's `full` barrier; the
+// other operand each block loads for itself. A stage is then refilled only
+// once the consumers of every block of the cluster have released it, so a
+// consumer's release arrives on the `empty` barrier of each block. Every
+// block walks the same work units, one cluster tile each; a block whose
+// tile lies wholly past M or N (an odd count of tiles) computes on the
+// zeros TMA reads there and stores nothing. Before it exits, a block's
+// producer waits for its stages' last releases, which may still come from
+// the other block's consumers.
 // Two mbarriers per stage hand it back and forth: `full` completes when the
 // stage's bytes have landed, `empty` when its consumers are done reading it.
 // Ping-pong adds a `turn` barrier per consumer: a consumer starts a main loop
@@ -60,7 +76,7 @@
 
 template <long long kM, long long kN, long long kK, int kBatch, int kBM, int kBN, int kStages, bool kAMnMajor,
           bool kBMnMajor, int kGroupM, int kStagingElementBytes, bool kPingpong, bool kEpilogueWarps, int kSplitK,
-          int kOperandBytes, bool kTransposedOutput, class Mma, class Batches>
+          int kClusterM, int kClusterN, int kOperandBytes, bool kTransposedOutput, class Mma, class Batches>
 struct KilnSm90Gemm {
   static constexpr bool kTf32 = kOperandBytes == 4;
   static constexpr int kBK = 128 / kOperandBytes;    // one swizzle row of K
@@ -75,8 +91,13 @@ struct KilnSm90Gemm {
   static constexpr int kStageBytesA = kBM * 128;
   static constexpr int kStageBytesB = kBN * 128;
   static constexpr int kKBlocks = static_cast<int>((kK + kBK - 1) / kBK);
-  static constexpr int kTiles =
-      kBatch * static_cast<int>((kM + kBM - 1) / kBM) * static_cast<int>((kN + kBN - 1) / kBN);
+  static constexpr int kCluster = kClusterM * kClusterN;
+  static constexpr bool kShareA = kClusterN > 1;  // blocks side by side along N read the same A
+  static constexpr bool kShareB = kClusterM > 1;  // blocks stacked along M read the same B
+  // Cluster tiles: kClusterM x kClusterN block tiles each (one block tile
+  // without clusters).
+  static constexpr int kTiles = kBatch * static_cast<int>((kM + kBM * kClusterM - 1) / (kBM * kClusterM)) *
+                                static_cast<int>((kN + kBN * kClusterN - 1) / (kBN * kClusterN));
   static constexpr int kKBlocksPerSplit = (kKBlocks + kSplitK - 1) / kSplitK;
   static constexpr int kUnits = kTiles * kSplitK;  // work units: one K slice of one tile each
   // Split K: a consumer's partial products of one unit, as float4 vectors per thread.
@@ -111,6 +132,8 @@ struct KilnSm90Gemm {
                 "epilogue warps rewrite cooperative tiles of 16-bit products in place");
   static_assert(kSplitK == 1 || (!kPingpong && !kEpilogueWarps && (kSplitK - 1) * kKBlocksPerSplit < kKBlocks),
                 "split K runs cooperative tiles, epilogue on the consumers, and no slice is empty");
+  static_assert(kClusterM >= 1 && kClusterN >= 1 && kCluster <= 2 && (kCluster == 1 || kSplitK == 1),
+                "clusters of two blocks at most, along M or N, without split K");
 
   static __device__ __forceinline__ unsigned char* aligned(unsigned char* shared) {
     const unsigned address = kiln_shared_address(shared);
@@ -133,10 +156,16 @@ struct KilnSm90Gemm {
   static __device__ __forceinline__ bool is_epilogue_warp() {
     return kEpilogueWarps && threadIdx.x >= 32 && threadIdx.x < 128;
   }
-  // The place of tile t among the tiles block blockIdx.x computes.
-  static __device__ __forceinline__ int ordinal(int t) {
-    return (t - static_cast<int>(blockIdx.x)) / static_cast<int>(gridDim.x);
+  // The work units a block computes: every unit_stride()-th from
+  // first_unit(), the same for every block of a cluster.
+  static __device__ __forceinline__ int first_unit() {
+    return kCluster == 1 ? static_cast<int>(blockIdx.x) : static_cast<int>(kiln_cluster_id());
   }
+  static __device__ __forceinline__ int unit_stride() {
+    return kCluster == 1 ? static_cast<int>(gridDim.x) : static_cast<int>(kiln_cluster_count());
+  }
+  // The place of unit t among the units this block computes.
+  static __device__ __forceinline__ int ordinal(int t) { return (t - first_unit()) / unit_stride(); }
 
   // Every thread of the block calls this once, before the roles split.
   static __device__ __forceinline__ void init(unsigned base) {
@@ -144,7 +173,8 @@ struct KilnSm90Gemm {
 #pragma unroll
       for (int s = 0; s < kStages; ++s) {
         kiln_mbar_init(full_barrier(base, s), 1);
-        kiln_mbar_init(empty_barrier(base, s), kPingpong ? 1 : kConsumers);
+        // The consumers of every block of the cluster release each stage.
+        kiln_mbar_init(empty_barrier(base, s), (kPingpong ? 1 : kConsumers) * kCluster);
       }
       if constexpr (kPingpong) {
         // Every thread of the other consumer arrives: each has passed its own waits.
@@ -156,22 +186,61 @@ struct KilnSm90Gemm {
       }
       kiln_mbar_init_fence();
     }
-    __syncthreads();
+    // The other block's copies and releases reach this block's barriers:
+    // none may come before they are initialised.
+    if constexpr (kCluster > 1) {
+      kiln_cluster_sync();
+    } else {
+      __syncthreads();
+    }
   }
 
   // The tile of work unit t, and the K blocks of its slice.
   static __device__ __forceinline__ KilnTile tile_at(int t) {
-    return kiln_matmul_tile<kM, kN, kBM, kBN, kGroupM>(static_cast<unsigned>(t % kTiles));
+    KilnTile tile =
+        kiln_matmul_tile<kM, kN, kBM * kClusterM, kBN * kClusterN, kGroupM>(static_cast<unsigned>(t % kTiles));
+    if constexpr (kCluster > 1) {
+      const int rank = static_cast<int>(kiln_cluster_rank());
+      tile.row0 += rank % kClusterM * kBM;
+      tile.col0 += rank / kClusterM * kBN;
+    }
+    return tile;
   }
   static __device__ __forceinline__ int first_k_block(int t) { return t / kTiles * kKBlocksPerSplit; }
   static __device__ __forceinline__ int k_blocks(int t) {
     return kSplitK == 1 ? kKBlocks : min(kKBlocksPerSplit, kKBlocks - first_k_block(t));
   }
   // The units consumer `wg` computes: all of the block's, or every other one.
-  static __device__ __forceinline__ int first_tile(int wg) { return blockIdx.x + (kPingpong ? wg * gridDim.x : 0); }
-  static __device__ __forceinline__ int next_tile(int t) { return t + (kPingpong ? 2 : 1) * gridDim.x; }
+  static __device__ __forceinline__ int first_tile(int wg) { return first_unit() + (kPingpong ? wg * unit_stride() : 0); }
+  static __device__ __forceinline__ int next_tile(int t) { return t + (kPingpong ? 2 : 1) * unit_stride(); }
 
   // ---- producer ----
+  // One operand's K slice k0 of the tile whose rows (of M for A, of N for B)
+  // start at row0, into the stage at `dst`: a K-major tile is one box of
+  // kRows rows, an MN-major one a box per 128 bytes of rows. A tile the
+  // cluster shares (kShared) is cut into kCluster bands of rows (K-major) or
+  // takes its boxes in turn (MN-major), and this block multicasts its share.
+  template <int kRows, bool kMnMajor, bool kShared>
+  static __device__ __forceinline__ void load_operand(unsigned dst, const KilnTensorMap* map, unsigned full,
+                                                      int row0, int k0, int batch) {
+    constexpr int kSharers = kShared ? kCluster : 1;
+    constexpr int kPieces = kMnMajor ? kRows / kBoxColumns : kSharers;
+    constexpr int kPieceRows = kRows / kPieces;
+    static_assert(kMnMajor || kPieceRows % 8 == 0, "a band of a K-major tile holds whole 1024-byte swizzle atoms");
+    const int first = kShared ? static_cast<int>(kiln_cluster_rank()) : 0;
+#pragma unroll
+    for (int j = first; j < kPieces; j += kSharers) {
+      // An MN-major box of kBoxColumns rows of 128 bytes is kBoxBytes long.
+      const unsigned piece = dst + j * (kMnMajor ? kBoxBytes : kPieceRows * 128);
+      const int c0 = kMnMajor ? row0 + j * kPieceRows : k0, c1 = kMnMajor ? k0 : row0 + j * kPieceRows;
+      if constexpr (kShared) {
+        kiln_tma_load_3d_multicast(piece, map, full, c0, c1, batch, static_cast<unsigned short>((1u << kCluster) - 1));
+      } else {
+        kiln_tma_load_3d(piece, map, full, c0, c1, batch);
+      }
+    }
+  }
+
   static __device__ __forceinline__ void produce(unsigned base, const KilnTensorMap* map_a,
                                                  const KilnTensorMap* map_b) {
     kiln_release_registers<kProducerRegisters>();
@@ -180,7 +249,7 @@ struct KilnSm90Gemm {
     kiln_tma_prefetch_map(map_b);
     int stage = 0;
     unsigned phase = 0;
-    for (int t = blockIdx.x; t < kUnits; t += gridDim.x) {
+    for (int t = first_unit(); t < kUnits; t += unit_stride()) {
       const KilnTile tile = tile_at(t);
       const int batch_a = Batches::a(tile.batch), batch_b = Batches::b(tile.batch);
       const int end = first_k_block(t) + k_blocks(t);
@@ -190,25 +259,21 @@ struct KilnSm90Gemm {
         kiln_mbar_wait(empty_barrier(base, stage), phase ^ 1);
         const unsigned full = full_barrier(base, stage);
         kiln_mbar_arrive_expect_tx(full, kStageBytesA + kStageBytesB);
-        const unsigned a = base + stage * kStageBytesA;
-        const unsigned b = base + kOffsetB + stage * kStageBytesB;
         const int k0 = kb * kBK;
-        if constexpr (kAMnMajor) {
-#pragma unroll
-          for (int j = 0; j < kBM / kBoxColumns; ++j) {
-            kiln_tma_load_3d(a + j * kBoxBytes, map_a, full, tile.row0 + kBoxColumns * j, k0, batch_a);
-          }
-        } else {
-          kiln_tma_load_3d(a, map_a, full, k0, tile.row0, batch_a);
+        load_operand<kBM, kAMnMajor, kShareA>(base + stage * kStageBytesA, map_a, full, tile.row0, k0, batch_a);
+        load_operand<kBN, kBMnMajor, kShareB>(base + kOffsetB + stage * kStageBytesB, map_b, full, tile.col0, k0,
+                                              batch_b);
+        if (++stage == kStages) {
+          stage = 0;
+          phase ^= 1;
         }
-        if constexpr (kBMnMajor) {
-#pragma unroll
-          for (int j = 0; j < kBN / kBoxColumns; ++j) {
-            kiln_tma_load_3d(b + j * kBoxBytes, map_b, full, tile.col0 + kBoxColumns * j, k0, batch_b);
-          }
-        } else {
-          kiln_tma_load_3d(b, map_b, full, k0, tile.col0, batch_b);
-        }
+      }
+    }
+    // The other block's consumers release this block's stages from afar:
+    // the block stays until each stage's last release has arrived.
+    if constexpr (kCluster > 1) {
+      for (int i = 0; i < kStages; ++i) {
+        kiln_mbar_wait(empty_barrier(base, stage), phase ^ 1);
         if (++stage == kStages) {
           stage = 0;
           phase ^= 1;
@@ -250,8 +315,15 @@ struct KilnSm90Gemm {
       if constexpr (kBMnMajor) return kiln_wgmma_desc(tile + kk * 16 * 128, kBoxBytes, 1024);
       return kiln_wgmma_desc(tile + kk * 32, 16, 1024);
     }
+    // Frees stage s for the producers that fill it: every block's of the cluster.
     __device__ __forceinline__ void release(int s) const {
-      if (threadIdx.x % 128 == 0) kiln_mbar_arrive(empty_barrier(base, s));
+      if (threadIdx.x % 128 != 0) return;
+      if constexpr (kCluster == 1) {
+        kiln_mbar_arrive(empty_barrier(base, s));
+      } else {
+#pragma unroll
+        for (int rank = 0; rank < kCluster; ++rank) kiln_mbar_arrive_cluster(empty_barrier(base, s), rank);
+      }
     }
 
     // tf32: the byte of A's element (row m of the tile, k of the slice) in

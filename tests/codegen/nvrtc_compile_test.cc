@@ -263,6 +263,43 @@ TEST(NvrtcCompileTest, SplitKCandidatesCompile) {
   }
 }
 
+// Clusters: every clustered candidate of a product whose operands are both
+// MN-major or both K-major (shared box by box, or in bands of rows) declares
+// its cluster and compiles for sm_90a; under tf32's swapped operands C's
+// 2x1 cluster is the kernel's 1x2.
+TEST(NvrtcCompileTest, ClusterCandidatesCompile) {
+  for (const bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "Aᵀ Bᵀ" : "A B");
+    const Graph graph = LayoutGraph(DType::kBF16, 328, 264, 200, transposed, transposed);
+    const Plan plan = *PlanFusion(graph, DeviceLimits{});
+    const std::vector<MatmulConfig> candidates = ClusteredCandidates(plan.kernels[0].matmul(), DeviceLimits{});
+    EXPECT_GE(candidates.size(), 12u);
+    for (const MatmulConfig& config : candidates) {
+      SCOPED_TRACE(config.ToString());
+      Plan tuned = plan;
+      ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", DeviceLimits{}, tuned.kernels[0].matmul()).ok());
+      absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], DeviceLimits{});
+      ASSERT_TRUE(generated.ok()) << generated.status();
+      EXPECT_THAT(generated->body, HasSubstr("__cluster_dims__(2, 1, 1) f0_matmul("));
+      EXPECT_EQ(generated->launch.cluster, 2u);
+      EXPECT_EQ(generated->launch.grid % 2, 0u);
+      ExpectCompilesCleanly(*generated, "candidate", "sm_90a");
+    }
+  }
+  const Graph graph = *MatmulRelu(DType::kF32, 136, 264, 256);
+  Plan plan = *PlanFusion(graph, DeviceLimits{}, {.allow_tf32 = true});
+  ASSERT_TRUE(plan.kernels[0].matmul().swap_operands);
+  ASSERT_TRUE(ApplyMatmulConfig({.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 8,
+                                 .cluster_m = 2},
+                                "test", DeviceLimits{}, plan.kernels[0].matmul())
+                  .ok());
+  absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, plan.kernels[0], DeviceLimits{});
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  // ... kSplitK, kClusterM, kClusterN, kOperandBytes, kTransposedOutput: the kernel's cluster is 1x2.
+  EXPECT_THAT(generated->body, HasSubstr(", 1, 1, 2, 4, true, f0_matmul_mma"));
+  ExpectCompilesCleanly(*generated, "tf32", "sm_90a");
+}
+
 // Unsupported dtypes are refused when a graph is built or loaded, not at code
 // generation: every op the graph accepts, in every dtype it accepts, plans,
 // generates and compiles, fused and unfused (one translation unit each).

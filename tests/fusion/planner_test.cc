@@ -315,6 +315,82 @@ TEST(PlannerTest, SplitKFillsTheSmsWhenFewTilesHaveALongK) {
   }
 }
 
+// Two blocks of a cluster compute adjacent tiles and share one operand's K
+// slices through TMA multicast: the grid is whole clusters, the schedule
+// says which operand they share, and configs no cluster can run are refused
+// with the reason.
+TEST(PlannerTest, ClustersShareAnOperandThroughTmaMulticast) {
+  MatmulSchedule big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0].matmul();
+  const MatmulConfig tile{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8};
+  MatmulConfig c = tile;
+  c.cluster_m = 2;
+  ASSERT_TRUE(ApplyMatmulConfig(c, "test", DeviceLimits{}, big).ok());
+  EXPECT_EQ(big.tiles, 2048);
+  EXPECT_EQ(ClusterTileCount(big, c), 1024);
+  EXPECT_EQ(big.grid, 132);
+  EXPECT_THAT(big.reason, HasSubstr("; clusters of 2x1 blocks (1024 cluster tiles) share each K slice of B, loaded "
+                                    "once for both with TMA multicast (test)"));
+  c.cluster_m = 1;
+  c.cluster_n = 2;
+  ASSERT_TRUE(ApplyMatmulConfig(c, "test", DeviceLimits{}, big).ok());
+  EXPECT_THAT(big.reason, HasSubstr("share each K slice of A"));
+  EXPECT_EQ(c.ToString(), "128x256x64:3:8:cluster=1x2");
+  // An odd count of tile rows: the last cluster's second block lies past M.
+  MatmulSchedule odd = PlanBoth(*MatmulRelu(DType::kBF16, 200, 4096, 512)).fused.kernels[0].matmul();
+  c = tile;
+  c.cluster_m = 2;
+  ASSERT_TRUE(ApplyMatmulConfig(c, "test", DeviceLimits{}, odd).ok());
+  EXPECT_EQ(odd.tiles, 32);
+  EXPECT_EQ(ClusterTileCount(odd, c), 16);
+  EXPECT_EQ(odd.grid, 32);
+  // An odd SM count leaves one SM without a cluster.
+  DeviceLimits odd_sms;
+  odd_sms.sm_count = 131;
+  ASSERT_TRUE(ApplyMatmulConfig(c, "test", odd_sms, big).ok());
+  EXPECT_EQ(big.grid, 130);
+
+  auto refusal = [&](const MatmulConfig& config, const DeviceLimits& limits = DeviceLimits{}) {
+    MatmulSchedule s = big;
+    const absl::Status st = ApplyMatmulConfig(config, "test", limits, s);
+    EXPECT_EQ(s.config, big.config) << "a refused config leaves the schedule as it was";
+    return std::string(st.message());
+  };
+  c = tile;
+  c.cluster_m = c.cluster_n = 2;
+  EXPECT_THAT(refusal(c), HasSubstr("a cluster is 2x1 or 1x2 blocks, not 2x2"));
+  c.cluster_n = 1;
+  DeviceLimits no_clusters;
+  no_clusters.supports_clusters = false;
+  EXPECT_THAT(refusal(c, no_clusters), HasSubstr("the device forms no clusters of 2 blocks"));
+  MatmulSchedule few = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 32768)).fused.kernels[0].matmul();
+  c = {.block_m = 128, .block_n = 64, .block_k = 64, .stages = 8, .group_m = 8, .split_k = 4, .cluster_m = 2};
+  EXPECT_FALSE(ApplyMatmulConfig(c, "test", DeviceLimits{}, few).ok());
+  EXPECT_THAT(std::string(ApplyMatmulConfig(c, "test", DeviceLimits{}, few).message()),
+              HasSubstr("split-K units are single tiles, which a cluster's blocks do not share"));
+  DeviceLimits ampere;
+  ampere.compute_capability = 80;
+  MatmulSchedule old = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192), ampere).fused.kernels[0].matmul();
+  c = {.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 8, .cluster_m = 2};
+  EXPECT_THAT(std::string(ApplyMatmulConfig(c, "test", ampere, old).message()),
+              HasSubstr("clusters with TMA multicast are a wgmma schedule"));
+
+  // The tuner's candidates cluster the tiles of products that fill the SMs,
+  // sharing the larger operand tile, and never the few tiles split K serves.
+  int clustered = 0;
+  for (const MatmulConfig& candidate : MatmulCandidates(big, DeviceLimits{})) {
+    if (candidate.ClusterBlocks() == 1) continue;
+    ++clustered;
+    // 2x1 shares B's tile (block_n rows of K), 1x2 A's (block_m rows).
+    EXPECT_EQ(candidate.cluster_m > 1, candidate.block_n >= candidate.block_m) << candidate.ToString();
+    EXPECT_FALSE(candidate.pingpong) << candidate.ToString();
+    EXPECT_EQ(candidate.split_k, 1) << candidate.ToString();
+  }
+  EXPECT_EQ(clustered, 24);  // 6 tiles, each with and without epilogue warps, in 2 groupings
+  for (const MatmulConfig& candidate : MatmulCandidates(few, DeviceLimits{})) {
+    EXPECT_EQ(candidate.ClusterBlocks(), 1) << candidate.ToString();
+  }
+}
+
 // The producer warpgroup's spare warps take the epilogue of a kernel whose
 // one output is a staged 16-bit tensor computed from a 16-bit product; the
 // schedule says why any other kernel keeps its epilogue with the consumers,

@@ -1,5 +1,5 @@
 // The matmul tiers on a GPU against the reference interpreter: every
-// candidate config a tuner may pick (split K included), transposed operands read as layouts,
+// candidate config a tuner may pick (split K and clusters included), transposed operands read as layouts,
 // broadcast and folded batches, epilogues with extra operands and outputs of
 // several dtypes (staged for TMA or stored from registers), and random
 // products from 1 to about 5000 on a side. Outputs are poisoned before each
@@ -59,14 +59,6 @@ TEST_F(MatmulGpuTest, EveryCandidateConfigMatchesTheReference) {
   const std::vector<std::string> results = RunChecksInParallel(
       static_cast<int>(cases.size()), [&](int i) { return Check(*cases[i].graph, 11, cases[i].config); });
   for (size_t i = 0; i < cases.size(); ++i) EXPECT_EQ(results[i], "") << cases[i].label;
-}
-
-// x [m,k] times w [k,n], each stored as given or transposed.
-Graph LayoutGraph(DType dtype, int64_t m, int64_t n, int64_t k, bool a_transposed, bool b_transposed) {
-  GraphBuilder b;
-  Value a = a_transposed ? Transpose(b.Input("a_t", dtype, {k, m}), {1, 0}) : b.Input("a", dtype, {m, k});
-  Value w = b_transposed ? Transpose(b.Input("w_t", dtype, {n, k}), {1, 0}) : b.Input("w", dtype, {k, n});
-  return *b.Build({Relu(Matmul(a, w)).Named("y")});
 }
 
 TEST_F(MatmulGpuTest, TransposedOperandsAndBatchesMatchTheReference) {
@@ -240,6 +232,60 @@ TEST_F(MatmulGpuTest, SplitKProductsMatchTheReference) {
   for (const auto& [name, graph, options] : graphs) {
     EXPECT_EQ(CheckAgainstReference(graph, device(), *cache(), 32, {.plan = options, .runs = 2}), "")
         << name << ", heuristic configs";
+  }
+}
+
+// 2-block clusters sharing B (2x1) or A (1x2) through TMA multicast, on
+// every tile, ping-pong and epilogue warps: a count of tiles that leaves the
+// last cluster's second block past M or N, K ending in part of a step, each
+// operand K-major (shared in bands of rows) and MN-major (shared box by
+// box), batches with two outputs, broadcast batches, tf32's swapped operands
+// (C's cluster is the kernel's transposed), and epilogue operands with
+// outputs stored from registers. Each runs twice: the barriers' phases must
+// come out the same after a launch.
+TEST_F(MatmulGpuTest, ClusterProductsMatchTheReference) {
+  const PlanOptions tf32{.allow_tf32 = true};
+  GraphBuilder broadcast;
+  Value p = broadcast.Input("p", DType::kBF16, {2, 1, 136, 64});
+  Value q = broadcast.Input("q", DType::kBF16, {3, 64, 200});
+  GraphBuilder operands;
+  Value x = operands.Input("x", DType::kBF16, {300, 96});
+  Value w = operands.Input("w", DType::kBF16, {96, 264});
+  Value bias = operands.Input("bias", DType::kBF16, {264});
+  Value scale = operands.Input("scale", DType::kBF16, {300, 1});
+  Value y = (Tanh(Matmul(x, w) + bias) * scale).Named("y");
+  const struct {
+    std::string name;
+    Graph graph;
+    PlanOptions options;
+  } graphs[] = {
+      {"bf16, 3 tile rows, K in part steps", *MatmulRelu(DType::kBF16, 300, 328, 136), {}},
+      {"bf16 layouts Aᵀ Bᵀ", LayoutGraph(DType::kBF16, 328, 264, 200, true, true), {}},
+      {"f16 batches, two outputs", BatchedMatmulWithEpilogue(DType::kF16, 3, 130, 136, 200), {}},
+      {"bf16 broadcast batches", *broadcast.Build({Matmul(p, q)}), {}},
+      {"tf32, operands swapped", *MatmulRelu(DType::kF32, 136, 264, 256), tf32},
+      {"epilogue operands, bf16 and f32 outputs", *operands.Build({y, Cast(y, DType::kF32).Named("y32")}), {}},
+  };
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  struct Case {
+    size_t graph;
+    MatmulConfig config;
+  };
+  std::vector<Case> cases;
+  for (size_t g = 0; g < std::size(graphs); ++g) {
+    const Plan plan = *PlanFusion(graphs[g].graph, limits, graphs[g].options);
+    for (const MatmulConfig& config : ClusteredCandidates(plan.kernels.back().matmul(), limits)) {
+      cases.push_back({g, config});
+    }
+  }
+  EXPECT_GE(cases.size(), 8 * std::size(graphs));
+  const std::vector<std::string> results = RunChecksInParallel(static_cast<int>(cases.size()), [&](int i) {
+    const auto& [name, graph, options] = graphs[cases[i].graph];
+    return CheckAgainstReference(graph, device(), *cache(), 41,
+                                 {.matmul_config = cases[i].config, .plan = options, .fused_only = true, .runs = 2});
+  });
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_EQ(results[i], "") << graphs[cases[i].graph].name << " " << cases[i].config.ToString();
   }
 }
 

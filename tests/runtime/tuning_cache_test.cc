@@ -91,17 +91,25 @@ TEST(MatmulConfigTextTest, RoundTripsAndRefusesOtherText) {
             (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 16}));
   for (const MatmulConfig& c : {MatmulConfig{.stages = 5, .group_m = 8, .pingpong = true},
                                 MatmulConfig{.stages = 3, .group_m = 8, .epilogue_warps = true},
-                                MatmulConfig{.stages = 6, .group_m = 8, .split_k = 4}}) {
+                                MatmulConfig{.stages = 6, .group_m = 8, .split_k = 4},
+                                MatmulConfig{.stages = 3, .group_m = 8, .epilogue_warps = true, .cluster_m = 2},
+                                MatmulConfig{.stages = 5, .group_m = 8, .pingpong = true, .cluster_n = 2}}) {
     EXPECT_EQ(ParseMatmulConfig(c.ToString()), c) << c.ToString();
   }
   EXPECT_EQ(MatmulConfig{.epilogue_warps = true}.ToString(), "128x128x32:4:16:epilogue-warps");
   EXPECT_EQ(MatmulConfig{.split_k = 8}.ToString(), "128x128x32:4:16:split-k=8");
+  EXPECT_EQ(MatmulConfig{.cluster_m = 2}.ToString(), "128x128x32:4:16:cluster=2x1");
+  EXPECT_EQ(ParseMatmulConfig("128x256x64:3:8:epilogue-warps:cluster=2x1"),
+            (MatmulConfig{.block_m = 128, .block_n = 256, .block_k = 64, .stages = 3, .group_m = 8,
+                          .epilogue_warps = true, .cluster_m = 2}));
   EXPECT_EQ(ParseMatmulConfig("128x64x64:8:8:split-k=16"),
             (MatmulConfig{.block_m = 128, .block_n = 64, .block_k = 64, .stages = 8, .group_m = 8, .split_k = 16}));
   for (const char* bad : {"", "128x256", "128x256x64", "128x256x64:3:8:1", "axbxc:1", "128x256x64:three",
                           "128x256x64:3:8:pingpong:epilogue-warps", "128x256x64:3:8:split-k=0",
                           "128x256x64:3:8:split-k=two", "128x256x64:3:8:split-k=2:pingpong",
-                          "128x256x64:3:8:split-k=2:split-k=2"}) {
+                          "128x256x64:3:8:split-k=2:split-k=2", "128x256x64:3:8:cluster=2",
+                          "128x256x64:3:8:cluster=0x1", "128x256x64:3:8:cluster=2x1x1",
+                          "128x256x64:3:8:split-k=2:cluster=2x1", "128x256x64:3:8:cluster=2x1:pingpong"}) {
     EXPECT_FALSE(ParseMatmulConfig(bad).has_value()) << bad;
   }
 }
