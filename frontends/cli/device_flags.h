@@ -58,8 +58,8 @@ inline constexpr Flag kMatmulTile{.name = "matmul-tile",
                                   .kind = FlagKind::kText,
                                   .value = "MxNxK:STAGES[:GROUP]",
                                   .help = "tensor-core matmul tile instead of the planner's choice, e.g. 128x256x64:3; "
-                                          "on wgmma GROUP may be followed by :pingpong or :epilogue-warps, then "
-                                          ":split-k=S",
+                                          "on wgmma GROUP may be followed by :pingpong or :epilogue-warps; on any "
+                                          "tier, then by :split-k=S",
                                   .group = "device"};
 inline constexpr Flag kAllowTf32{.name = "allow-tf32",
                                  .help = "f32 matmuls may run on tensor cores as tf32 (10-bit mantissas, fp32 sums); "
