@@ -29,7 +29,32 @@ int MinBlocksPerSm(const MatmulSchedule& s) {
   return s.tier == MatmulTier::kFfma && s.config.block_m == 128 ? 2 : 1;
 }
 
-// One block per tile on the mma.sync or FFMA main loop.
+// Split K: the units' partial tiles and the tiles' arrival counters, module
+// globals as for split reductions (axis_reduction_emitter.h).
+std::string SplitGlobals(const Kernel& kernel) {
+  const MatmulSchedule& s = kernel.matmul();
+  const MatmulConfig& c = s.config;
+  if (c.split_k == 1) return "";
+  return absl::StrCat("__device__ float ", kernel.name, "_partials[", s.tiles * c.split_k * c.block_m * c.block_n,
+                      "];\n__device__ unsigned ", kernel.name, "_arrivals[", s.tiles, "];\n");
+}
+
+// Split K: the last slice of a tile to arrive goes on with the tile's sum
+// (KilnKSlice::sum) to the epilogue; the others return.
+std::string SumSplit(const Kernel& kernel) {
+  const MatmulSchedule& s = kernel.matmul();
+  if (s.config.split_k == 1) return "";
+  const std::string partials = absl::StrCat(kernel.name, "_partials");
+  const std::string arrivals = absl::StrCat(kernel.name, "_arrivals");
+  return absl::StrCat("  static_assert(sizeof(", partials,
+                      ") == Slice::kUnits * Mainloop::kValues * Mainloop::kThreads * sizeof(float) && sizeof(",
+                      arrivals, ") == ", s.tiles, " * sizeof(unsigned), \"partial slots and counters\");\n",
+                      "  __shared__ int kiln_last;\n", "  if (!unit.sum(mainloop, ", partials, ", ", arrivals,
+                      ", &kiln_last)) return;\n");
+}
+
+// One block per work unit on the mma.sync or FFMA main loop: a tile, or one
+// K slice of a tile (MatmulConfig::split_k).
 absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const Kernel& kernel) {
   const NodeId matmul = kernel.nodes.front();
   const Node& node = graph.node(matmul);
@@ -51,17 +76,19 @@ absl::StatusOr<GeneratedKernel> EmitTiledMatmulKernel(const Graph& graph, const 
   }
 
   const std::string batches = absl::StrCat(kernel.name, "_batches");
-  std::string body = epilogue.BatchPolicy(batches);
+  std::string body = absl::StrCat(epilogue.BatchPolicy(batches), SplitGlobals(kernel));
   absl::StrAppend(&body, "extern \"C\" __global__ void __launch_bounds__(", s.threads, ", ", MinBlocksPerSm(s), ") ",
                   kernel.name, "(",
                   signature.ParameterList(), ") {\n", "  using Mainloop = ", MainloopType(s, node.dtype), ";\n",
+                  "  using Slice = KilnKSlice<", s.tiles, ", Mainloop::kKTiles, ", s.config.split_k, ">;\n",
                   // The launch is sized from the schedule; the main loop must agree.
                   "  static_assert(Mainloop::kThreads == ", s.threads, " && Mainloop::kSharedBytes == ",
-                  s.shared_bytes, ", \"launch shape\");\n", "  extern __shared__ __align__(128) unsigned char shared[];\n",
+                  s.shared_bytes, " && Slice::kUnits == ", s.grid, ", \"launch shape\");\n",
+                  "  extern __shared__ __align__(128) unsigned char shared[];\n", "  const Slice unit(blockIdx.x);\n",
                   "  const KilnTile tile = kiln_matmul_tile<", s.m, "LL, ", s.n, "LL, Mainloop::kBM, Mainloop::kBN, ",
-                  s.config.group_m, ">(blockIdx.x);\n", "  Mainloop mainloop;\n", "  mainloop.run(", a, " + ",
+                  s.config.group_m, ">(unit.tile);\n", "  Mainloop mainloop;\n", "  mainloop.run(", a, " + ",
                   batches, "::a(tile.batch) * ", s.m * s.k, "LL, ", b, " + ", batches, "::b(tile.batch) * ",
-                  s.k * s.n, "LL, tile.row0, tile.col0, shared);\n",
+                  s.k * s.n, "LL, tile.row0, tile.col0, shared, unit.first_step(), unit.end_step());\n", SumSplit(kernel),
                   "  mainloop.for_each(tile.row0, tile.col0, [&](int row, int col, float acc) {\n",
                   "    const long long i = (static_cast<long long>(tile.batch) * ", s.m, "LL + row) * ", s.n,
                   "LL + col;\n", element, "  });\n}\n");

@@ -36,11 +36,29 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
       out.push_back(c);
     }
   };
+  // Split K where the tiles leave most SMs idle, up to about two units per
+  // SM, for cooperative tiles with the epilogue on the consumers (the only
+  // ones split K serves). With so few tiles the L2 grouping does not matter:
+  // one group is enough.
+  auto add_splits = [&](const MatmulConfig& c) {
+    if (c.pingpong || c.epilogue_warps || c.group_m != kGroups[0] || !TilesLeaveSmsIdle(s, c, limits)) return;
+    for (int split : kSplits) {
+      if (MatmulTileCount(s, c) * split > 2 * int64_t{limits.sm_count}) break;
+      MatmulConfig sliced = c;
+      sliced.split_k = split;
+      add(sliced);
+    }
+  };
+  // A tile and its splits.
+  auto add_tile = [&](const MatmulConfig& c) {
+    add(c);
+    add_splits(c);
+  };
   for (int group : kGroups) {
     if (s.tier == MatmulTier::kFfma) {
       for (int bm : {128, 256}) {
         for (int stages : {2, 3, 4}) {
-          add({.block_m = bm, .block_n = 128, .block_k = 8, .stages = stages, .group_m = group});
+          add_tile({.block_m = bm, .block_n = 128, .block_k = 8, .stages = stages, .group_m = group});
         }
       }
     } else if (s.tier == MatmulTier::kWgmma) {
@@ -56,7 +74,7 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
           while (c.stages > 2 && WgmmaSharedBytes(c, s.staging_element_bytes) > limits.shared_bytes_per_block) {
             --c.stages;
           }
-          add(c);
+          add_tile(c);
           // Cooperative tiles in clusters where the tiles fill the SMs,
           // sharing the larger operand tile, whose multicast saves the most
           // L2 reads (B's where they are equal). Measured on an H200 at
@@ -68,16 +86,6 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
           if (!pingpong && MatmulTileCount(s, c) >= limits.sm_count) {
             add(c.block_n >= c.block_m ? Clustered(c, 2, 1) : Clustered(c, 1, 2));
           }
-          // Split K where the tiles leave most SMs idle, up to about two
-          // units per SM.
-          // With so few tiles the L2 grouping does not matter: one group is enough.
-          if (pingpong || epilogue_warps || group != kGroups[0] || !TilesLeaveSmsIdle(s, c, limits)) continue;
-          for (int split : kSplits) {
-            if (MatmulTileCount(s, c) * split > 2 * int64_t{limits.sm_count}) break;
-            MatmulConfig sliced = c;
-            sliced.split_k = split;
-            add(sliced);
-          }
         }
       };
       for (const auto& [bm, bn] : kWgmmaTiles) add_wgmma(bm, bn, false);
@@ -85,7 +93,9 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
     } else {
       for (const auto& [bm, bn] : kMmaSyncTiles) {
         if (Oversized(s, bm, bn)) continue;
-        for (int stages : {3, 4}) add({.block_m = bm, .block_n = bn, .block_k = 32, .stages = stages, .group_m = group});
+        for (int stages : {3, 4}) {
+          add_tile({.block_m = bm, .block_n = bn, .block_k = 32, .stages = stages, .group_m = group});
+        }
       }
     }
   }

@@ -1,10 +1,12 @@
 // The configs a tuner may time for a matmul kernel, as data, each in two L2
 // groupings: for the wgmma tier every tile it supports with as many stages
-// as fit, where the tiles fill the SMs the cooperative ones also in 2-block
-// clusters that share the larger operand tile, and, where the tiles leave most SMs idle,
-// K split into 2 to 16 slices; for mma.sync every tile with 3 and 4 stages; for FFMA its two tile
-// heights. Tiles far wider or taller than the product are left out. The
-// schedule's own (heuristic) config is always first.
+// as fit, and where the tiles fill the SMs the cooperative ones also in
+// 2-block clusters that share the larger operand tile; for mma.sync every
+// tile with 3 and 4 stages; for FFMA its two tile heights with 2 to 4
+// stages; and on every tier, where a tile leaves most SMs idle, that tile
+// with K split into 2 to 16 slices. Tiles far wider or taller than the
+// product are left out. The schedule's own (heuristic) config is always
+// first.
 //
 //   for (const MatmulConfig& c : MatmulCandidates(kernel.matmul(), limits)) { ... }
 #ifndef KILN_FUSION_MATMUL_CANDIDATES_H_

@@ -104,49 +104,15 @@ absl::Status FitsSharedMemory(int64_t bytes, const DeviceLimits& limits, absl::s
                                                  limits.shared_bytes_per_block));
 }
 
-// Ping-pong, epilogue warps, split K and clusters are schedules of the wgmma tier alone.
+// Ping-pong, epilogue warps and clusters are schedules of the wgmma tier
+// alone (split K is every tier's: ValidateSplitK).
 absl::Status ValidateNoWgmmaSchedule(const MatmulConfig& c, absl::string_view name) {
   if (c.pingpong) return absl::InvalidArgumentError(absl::StrCat(name, ": ping-pong is a wgmma schedule"));
   if (c.epilogue_warps) return absl::InvalidArgumentError(absl::StrCat(name, ": epilogue warps are a wgmma schedule"));
-  if (c.split_k != 1) return absl::InvalidArgumentError(absl::StrCat(name, ": split-K is a wgmma schedule"));
   if (c.ClusterBlocks() != 1) {
     return absl::InvalidArgumentError(absl::StrCat(name, ": clusters with TMA multicast are a wgmma schedule"));
   }
   return absl::OkStatus();
-}
-
-absl::Status ValidateMmaSync(const MatmulConfig& c, const DeviceLimits& limits, absl::string_view name) {
-  if (absl::Status s = ValidateNoWgmmaSchedule(c, name); !s.ok()) return s;
-  if (!OneOf(c.block_m, {64, 128, 256}) || !OneOf(c.block_n, {64, 128, 256}) ||
-      (c.block_m == 256 && c.block_n == 256)) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
-  }
-  if (!OneOf(c.block_k, {32, 64})) return absl::InvalidArgumentError(absl::StrCat(name, ": K step must be 32 or 64"));
-  if (absl::Status s = ValidateGroup(c, name); !s.ok()) return s;
-  return FitsSharedMemory(MmaSyncSharedBytes(c), limits, name);
-}
-
-// Two FFMA stages are loaded through registers and hold A transposed; more
-// are cp.async copies, with A's rows as stored, padded to 12 floats
-// (KilnFfmaMainloop in kiln_matmul.cuh).
-int64_t FfmaSharedBytes(const MatmulConfig& c) {
-  const int64_t a = c.stages == 2 ? c.block_k * c.block_m : c.block_m * 12;
-  return c.stages * (a + int64_t{c.block_k} * c.block_n) * 4;
-}
-
-absl::Status ValidateFfma(const MatmulConfig& c, bool vector_copies, const DeviceLimits& limits,
-                          absl::string_view name) {
-  if (absl::Status s = ValidateNoWgmmaSchedule(c, name); !s.ok()) return s;
-  if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages < 2 || c.stages > 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages"));
-  }
-  if (c.stages > 2 && !vector_copies) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name, ": FFMA stages beyond 2 are cp.async copies, which need K and N to be multiples of 4"));
-  }
-  if (absl::Status s = ValidateGroup(c, name); !s.ok()) return s;
-  return FitsSharedMemory(FfmaSharedBytes(c), limits, name);
 }
 
 // The tile as the kernel iterates it: C's, or Cᵀ's when the operands swap.
@@ -205,6 +171,43 @@ absl::Status ValidateSplitK(const MatmulConfig& c, const MatmulSchedule& s, absl
                                                    " bytes of partial products; the most is ", kMaxSplitPartialBytes));
   }
   return absl::OkStatus();
+}
+
+absl::Status ValidateMmaSync(const MatmulConfig& c, const MatmulSchedule& s, const DeviceLimits& limits,
+                             absl::string_view name) {
+  if (absl::Status st = ValidateNoWgmmaSchedule(c, name); !st.ok()) return st;
+  if (!OneOf(c.block_m, {64, 128, 256}) || !OneOf(c.block_n, {64, 128, 256}) ||
+      (c.block_m == 256 && c.block_n == 256)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": block sides must be 64, 128 or 256, and not both 256"));
+  }
+  if (!OneOf(c.block_k, {32, 64})) return absl::InvalidArgumentError(absl::StrCat(name, ": K step must be 32 or 64"));
+  if (absl::Status st = ValidateGroup(c, name); !st.ok()) return st;
+  if (absl::Status st = ValidateSplitK(c, s, name); !st.ok()) return st;
+  return FitsSharedMemory(MmaSyncSharedBytes(c), limits, name);
+}
+
+// Two FFMA stages are loaded through registers and hold A transposed; more
+// are cp.async copies, with A's rows as stored, padded to 12 floats
+// (KilnFfmaMainloop in kiln_matmul.cuh).
+int64_t FfmaSharedBytes(const MatmulConfig& c) {
+  const int64_t a = c.stages == 2 ? c.block_k * c.block_m : c.block_m * 12;
+  return c.stages * (a + int64_t{c.block_k} * c.block_n) * 4;
+}
+
+absl::Status ValidateFfma(const MatmulConfig& c, const MatmulSchedule& s, const DeviceLimits& limits,
+                          absl::string_view name) {
+  if (absl::Status st = ValidateNoWgmmaSchedule(c, name); !st.ok()) return st;
+  if (!OneOf(c.block_m, {128, 256}) || c.block_n != 128 || c.block_k != 8 || c.stages < 2 || c.stages > 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages"));
+  }
+  if (c.stages > 2 && !s.vector_copies) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        name, ": FFMA stages beyond 2 are cp.async copies, which need K and N to be multiples of 4"));
+  }
+  if (absl::Status st = ValidateGroup(c, name); !st.ok()) return st;
+  if (absl::Status st = ValidateSplitK(c, s, name); !st.ok()) return st;
+  return FitsSharedMemory(FfmaSharedBytes(c), limits, name);
 }
 
 absl::Status ValidateWgmma(const MatmulConfig& config, const MatmulSchedule& s, const DeviceLimits& limits,
@@ -336,11 +339,11 @@ std::string ScheduleNote(const MatmulSchedule& s, const MatmulConfig& c) {
                       "order and runs the epilogue");
 }
 
-// Slices of K for a wgmma kernel whose tiles fill fewer than half the SMs:
-// enough units to fill them, each of at least kMinSplitKSteps steps; 1 where
-// that leaves fewer than two slices.
+// Slices of K for a kernel whose tiles fill fewer than half the SMs: enough
+// units to fill them, each of at least kMinSplitKSteps steps; 1 where that
+// leaves fewer than two slices.
 int HeuristicSplitK(const MatmulSchedule& s, const MatmulConfig& c, const DeviceLimits& limits) {
-  if (s.tier != MatmulTier::kWgmma || !TilesLeaveSmsIdle(s, c, limits)) return 1;
+  if (!TilesLeaveSmsIdle(s, c, limits)) return 1;
   const int64_t sms = std::max(limits.sm_count, 1), tiles = MatmulTileCount(s, c);
   MatmulConfig split = c;
   split.epilogue_warps = false;
@@ -524,15 +527,15 @@ MatmulSchedule ScheduleMatmul(const Graph& graph, const Kernel& kernel, const st
     }
     choice = MatmulTileCount(s, best.config) < sms ? ", too few to fill the SMs with any tile, so the one of least latency"
                                              : ", the least estimated time of the tiles that fill the SMs";
-    if (const int split = HeuristicSplitK(s, best.config, limits); split > 1) {
-      best.config.split_k = split;
-      best.config.epilogue_warps = false;
-    }
     // A device with less shared memory per block than an H200 gets fewer stages.
     while (s.tier == MatmulTier::kMmaSync && best.config.stages > 2 &&
            MmaSyncSharedBytes(best.config) > limits.shared_bytes_per_block) {
       --best.config.stages;
     }
+  }
+  if (const int split = HeuristicSplitK(s, best.config, limits); split > 1) {
+    best.config.split_k = split;
+    best.config.epilogue_warps = false;
   }
   s.tier_reason = absl::StrCat(TierReason(graph, s, node.dtype, wgmma, options), batch_note);
   // The heuristic's tiles are valid by construction, except on a device with
@@ -553,17 +556,17 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
   int resident = 1;
   switch (s.tier) {
     case MatmulTier::kFfma:
-      if (absl::Status st = ValidateFfma(config, s.vector_copies, limits, name); !st.ok()) return st;
+      if (absl::Status st = ValidateFfma(config, s, limits, name); !st.ok()) return st;
       s.config = config;
       s.threads = 256;
       s.shared_bytes = FfmaSharedBytes(config);
       s.tiles = MatmulTileCount(s, config);
-      s.grid = s.tiles;
+      s.grid = s.tiles * config.split_k;  // a block per work unit
       // 8x8 outputs a thread take 127 registers, so two blocks share an SM.
       resident = config.block_m == 128 ? 2 : 1;
       break;
     case MatmulTier::kMmaSync: {
-      if (absl::Status st = ValidateMmaSync(config, limits, name); !st.ok()) return st;
+      if (absl::Status st = ValidateMmaSync(config, s, limits, name); !st.ok()) return st;
       const bool smallest = config.block_m == 64 && config.block_n == 64;
       s.warps_m = smallest ? 2 : config.block_m / 64;
       s.warps_n = smallest ? 2 : config.block_n / 64;
@@ -571,7 +574,7 @@ absl::Status ApplyMatmulConfig(const MatmulConfig& config, absl::string_view sou
       s.shared_bytes = MmaSyncSharedBytes(config);
       s.config = config;
       s.tiles = MatmulTileCount(s, config);
-      s.grid = s.tiles;
+      s.grid = s.tiles * config.split_k;  // a block per work unit
       resident = MmaSyncResident(config);
       break;
     }

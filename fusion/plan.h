@@ -108,10 +108,10 @@ struct MatmulConfig {
   // producer warpgroup's three idle warps, which run the epilogue and the
   // store while the consumers go on to the next tile's main loop.
   bool epilogue_warps = false;
-  // wgmma, cooperative: K cut into this many slices, each a work unit of its
-  // own, so that few tiles with a long K still fill the SMs. Each unit
-  // publishes its fp32 partial products; the last of a tile's units to
-  // finish adds them in slice order and runs the epilogue.
+  // K cut into this many slices, each a work unit of its own (on wgmma,
+  // cooperative tiles only), so that few tiles with a long K still fill the
+  // SMs. Each unit publishes its fp32 partial products; the last of a tile's
+  // units to finish adds them in slice order and runs the epilogue.
   int split_k = 1;
   // wgmma: blocks per thread-block cluster along M and N, two in all at
   // most. Blocks stacked along M compute with the same K slices of B, blocks

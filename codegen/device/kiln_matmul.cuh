@@ -1,8 +1,9 @@
 // ---- matmul main loops ----
 // A block computes one kBM x kBN tile of C = A·B for row-major A [M,K] and
-// B [K,N] and leaves the fp32 accumulators in registers; the generated kernel
-// then visits them with for_each and applies its fused epilogue before the
-// only store. Shapes are compile-time constants, so bounds checks vanish
+// B [K,N], over K steps [first_step, end_step) (all of K, or one slice of
+// it: KilnKSlice in kiln_split_k.cuh), and leaves the fp32 accumulators in
+// registers; the generated kernel then visits them with for_each and applies
+// its fused epilogue before the only store. Shapes are compile-time constants, so bounds checks vanish
 // where a dimension divides the tile.
 
 struct KilnTile {
@@ -95,8 +96,12 @@ struct KilnMmaMainloop {
   static_assert(kFragsM >= 1 && kFragsN % 2 == 0 && kBN % 64 == 0, "unsupported tile");
   static_assert(kBK == 32 || kBK == 64, "a row of A is 4 or 8 chunks");
   static_assert((kBM * kChunksA) % kThreads == 0 && (kBK * kBN / 8) % kThreads == 0, "copies must divide evenly");
+  static constexpr int kValues = kFragsM * kFragsN * 4;  // accumulators per thread
 
   float acc[kFragsM][kFragsN][4];
+
+  // Accumulator i of this thread, in the order a split-K partial slot holds them.
+  __device__ __forceinline__ float& value(int i) { return acc[i / (kFragsN * 4)][i / 4 % kFragsN][i % 4]; }
 
   // A 128-byte line holds 8 / kChunksA rows of A; consecutive lines XOR
   // their chunks with a different value.
@@ -179,8 +184,9 @@ struct KilnMmaMainloop {
   }
 
   __device__ __forceinline__ void run(const unsigned short* a, const unsigned short* b, int row0, int col0,
-                                      unsigned char* shared) {
+                                      unsigned char* shared, int first_step, int end_step) {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int steps = end_step - first_step;
     const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
 #pragma unroll
     for (int i = 0; i < kFragsM; ++i)
@@ -191,20 +197,24 @@ struct KilnMmaMainloop {
     constexpr int kStageBytes = kStageBytesA + kStageBytesB;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
-      if (s < kKTiles) load_stage(shared + s * kStageBytes, a, b, row0, col0, static_cast<long long>(s) * kBK);
+      if (s < steps) {
+        load_stage(shared + s * kStageBytes, a, b, row0, col0, static_cast<long long>(first_step + s) * kBK);
+      }
       kiln_cp_async_commit();
     }
-    for (int kt = 0; kt < kKTiles; ++kt) {
+    // Step first_step + i goes through stage i % kStages.
+    for (int i = 0; i < steps; ++i) {
       kiln_cp_async_wait<kStages - 2>();
       // Every warp has finished the stage about to be refilled (read in the
       // previous iteration) and sees the one about to be read.
       __syncthreads();
-      const int next = kt + kStages - 1;
-      if (next < kKTiles) {
-        load_stage(shared + (next % kStages) * kStageBytes, a, b, row0, col0, static_cast<long long>(next) * kBK);
+      const int next = i + kStages - 1;
+      if (next < steps) {
+        load_stage(shared + (next % kStages) * kStageBytes, a, b, row0, col0,
+                   static_cast<long long>(first_step + next) * kBK);
       }
       kiln_cp_async_commit();
-      compute_stage(shared + (kt % kStages) * kStageBytes, warp_m, warp_n, lane);
+      compute_stage(shared + (i % kStages) * kStageBytes, warp_m, warp_n, lane);
     }
     kiln_cp_async_wait<0>();
   }
@@ -260,6 +270,7 @@ struct KilnFfmaMainloop {
   static constexpr int kKTiles = static_cast<int>((kK + kBK - 1) / kBK);
   static_assert(kBM == 128 || kBM == 256, "the FFMA tile is 128 or 256 rows tall");
   static_assert(kStages == 2 || (kVec && kStages <= 4), "cp.async stages need 16-byte aligned rows");
+  static constexpr int kValues = kTM * 8;  // accumulators per thread
 
   float acc[kTM][8];
   float a_next[kLoadsA][4];  // A[row0 + (tid + i*256)/2][k0 + ((tid + i*256)%2)*4 + e]
@@ -305,16 +316,21 @@ struct KilnFfmaMainloop {
         make_float4(b_next[0], b_next[1], b_next[2], b_next[3]);
   }
 
+  // Accumulator i of this thread, in the order a split-K partial slot holds them.
+  __device__ __forceinline__ float& value(int i) { return acc[i / 8][i % 8]; }
+
   // Two stages through registers: A stages are [kBK][kBM], B's [kBK][kBN].
+  // Step first_step + i goes through buffer i % 2.
   __device__ __forceinline__ void run_registers(const float* a, const float* b, int row0, int col0, float* as,
-                                                float* bs) {
+                                                float* bs, int first_step, int end_step) {
     const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    load_global(a, b, row0, col0, 0);
+    const int steps = end_step - first_step;
+    load_global(a, b, row0, col0, static_cast<long long>(first_step) * kBK);
     store_shared(as, bs);
     __syncthreads();
-    for (int kt = 0; kt < kKTiles; ++kt) {
-      const int buffer = kt & 1;
-      if (kt + 1 < kKTiles) load_global(a, b, row0, col0, static_cast<long long>(kt + 1) * kBK);
+    for (int i = 0; i < steps; ++i) {
+      const int buffer = i & 1;
+      if (i + 1 < steps) load_global(a, b, row0, col0, static_cast<long long>(first_step + i + 1) * kBK);
       const float* at = as + buffer * kBK * kBM;
       const float* bt = bs + buffer * kBK * kBN;
 #pragma unroll
@@ -333,7 +349,7 @@ struct KilnFfmaMainloop {
       }
       // The other buffer was last read in the previous iteration, which every
       // thread finished before the barrier that ended it.
-      if (kt + 1 < kKTiles) store_shared(as + (buffer ^ 1) * kBK * kBM, bs + (buffer ^ 1) * kBK * kBN);
+      if (i + 1 < steps) store_shared(as + (buffer ^ 1) * kBK * kBM, bs + (buffer ^ 1) * kBK * kBN);
       __syncthreads();
     }
   }
@@ -392,29 +408,31 @@ struct KilnFfmaMainloop {
     }
   }
 
-  // The cp.async ring: slices kStages - 1 ahead are in flight. The barrier
-  // at the top of slice kt makes its copies visible to every thread and
-  // ensures all have finished slice kt - 1, whose stage the copy issued next
-  // overwrites. Every iteration commits a group, empty past the last slice,
-  // so the wait counts stay uniform.
+  // The cp.async ring: slices kStages - 1 ahead are in flight, step
+  // first_step + i in stage i % kStages. The barrier at the top of step i
+  // makes its copies visible to every thread and ensures all have finished
+  // step i - 1, whose stage the copy issued next overwrites. Every iteration
+  // commits a group, empty past the last step, so the wait counts stay uniform.
   __device__ __forceinline__ void run_async(const float* a, const float* b, int row0, int col0, float* as,
-                                            float* bs) {
+                                            float* bs, int first_step, int end_step) {
+    const int steps = end_step - first_step;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
-      if (s < kKTiles) copy_async(a, b, row0, col0, s, s, as, bs);
+      if (s < steps) copy_async(a, b, row0, col0, first_step + s, s, as, bs);
       kiln_cp_async_commit();
     }
-    for (int kt = 0; kt < kKTiles; ++kt) {
+    for (int i = 0; i < steps; ++i) {
       kiln_cp_async_wait<kStages - 2>();
       __syncthreads();
-      const int next = kt + kStages - 1;
-      if (next < kKTiles) copy_async(a, b, row0, col0, next, next % kStages, as, bs);
+      const int next = i + kStages - 1;
+      if (next < steps) copy_async(a, b, row0, col0, first_step + next, next % kStages, as, bs);
       kiln_cp_async_commit();
-      multiply_async(as, bs, kt % kStages);
+      multiply_async(as, bs, i % kStages);
     }
   }
 
-  __device__ __forceinline__ void run(const float* a, const float* b, int row0, int col0, unsigned char* shared) {
+  __device__ __forceinline__ void run(const float* a, const float* b, int row0, int col0, unsigned char* shared,
+                                      int first_step, int end_step) {
     float* as = reinterpret_cast<float*>(shared);  // [kStages][kStageFloatsA]
     float* bs = as + kStages * kStageFloatsA;       // [kStages][kBK][kBN]
 #pragma unroll
@@ -422,9 +440,9 @@ struct KilnFfmaMainloop {
 #pragma unroll
       for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
     if constexpr (kAsync) {
-      run_async(a, b, row0, col0, as, bs);
+      run_async(a, b, row0, col0, as, bs, first_step, end_step);
     } else {
-      run_registers(a, b, row0, col0, as, bs);
+      run_registers(a, b, row0, col0, as, bs, first_step, end_step);
     }
   }
 

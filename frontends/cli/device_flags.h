@@ -59,7 +59,8 @@ inline constexpr Flag kMatmulTile{.name = "matmul-tile",
                                   .value = "MxNxK:STAGES[:GROUP]",
                                   .help = "tensor-core matmul tile instead of the planner's choice, e.g. 128x256x64:3; "
                                           "on wgmma GROUP may be followed by :pingpong or :epilogue-warps, then "
-                                          ":cluster=2x1 or :cluster=1x2 (TMA multicast), or :split-k=S",
+                                          ":cluster=2x1 or :cluster=1x2 (TMA multicast); on any tier, then by "
+                                          ":split-k=S",
                                   .group = "device"};
 inline constexpr Flag kAllowTf32{.name = "allow-tf32",
                                  .help = "f32 matmuls may run on tensor cores as tf32 (10-bit mantissas, fp32 sums); "

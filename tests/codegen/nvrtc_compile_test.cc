@@ -237,29 +237,58 @@ TEST(NvrtcCompileTest, EveryMatmulCandidateCompiles) {
   }
 }
 
+// Compiles every split-K candidate of `graph`'s one matmul kernel for
+// `limits`' architecture, each calling `sum` on its partial slots and
+// arrival counters (module globals); returns how many there were.
+int CompileSplitCandidates(const Graph& graph, const DeviceLimits& limits, const PlanOptions& options,
+                           const std::string& sum) {
+  const Plan plan = *PlanFusion(graph, limits, options);
+  int compiled = 0;
+  for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul(), limits)) {
+    if (config.split_k == 1) continue;
+    SCOPED_TRACE(config.ToString());
+    Plan tuned = plan;
+    EXPECT_TRUE(ApplyMatmulConfig(config, "candidate", limits, tuned.kernels[0].matmul()).ok());
+    absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], limits);
+    EXPECT_TRUE(generated.ok()) << generated.status();
+    if (!generated.ok()) continue;
+    EXPECT_THAT(generated->body, HasSubstr(sum));
+    ExpectCompilesCleanly(*generated, "candidate", limits.Arch());
+    ++compiled;
+  }
+  return compiled;
+}
+
 // Split K: every split candidate of few partial tiles with a long K (a last
 // step cut short, slices of unequal length), 16-bit and tf32, compiles for
 // sm_90a with its partial slots and arrival counters as module globals.
 TEST(NvrtcCompileTest, SplitKCandidatesCompile) {
   for (const DType dtype : {DType::kBF16, DType::kF32}) {
     SCOPED_TRACE(DTypeName(dtype));
-    const PlanOptions options{.allow_tf32 = true};
     // K ends 8 elements (16-bit) or 4 (f32) into a step.
     const Graph graph = *MatmulRelu(dtype, 200, 136, dtype == DType::kF32 ? 4100 : 4104);
-    const Plan plan = *PlanFusion(graph, DeviceLimits{}, options);
-    int compiled = 0;
-    for (const MatmulConfig& config : MatmulCandidates(plan.kernels[0].matmul(), DeviceLimits{})) {
-      if (config.split_k == 1) continue;
-      SCOPED_TRACE(config.ToString());
-      Plan tuned = plan;
-      ASSERT_TRUE(ApplyMatmulConfig(config, "candidate", DeviceLimits{}, tuned.kernels[0].matmul()).ok());
-      absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, tuned.kernels[0], DeviceLimits{});
-      ASSERT_TRUE(generated.ok()) << generated.status();
-      EXPECT_THAT(generated->body, HasSubstr("consumer.sum_split(t, f0_matmul_partials, f0_matmul_arrivals)"));
-      ExpectCompilesCleanly(*generated, "candidate", "sm_90a");
-      ++compiled;
-    }
-    EXPECT_GE(compiled, 4);
+    EXPECT_GE(CompileSplitCandidates(graph, DeviceLimits{}, {.allow_tf32 = true},
+                                     "consumer.sum_split(t, f0_matmul_partials, f0_matmul_arrivals)"),
+              4);
+  }
+}
+
+// Split K on the block-per-tile tiers: every split candidate of exact f32
+// (FFMA: cp.async stages, and register stages for rows not 16-byte aligned;
+// batches with an epilogue that reads a bias and a residual) and of mma.sync
+// (on Hopper where TMA cannot read the rows), K ending part way into a step.
+TEST(NvrtcCompileTest, FfmaAndMmaSyncSplitKCandidatesCompile) {
+  const std::pair<std::string, Graph> cases[] = {
+      {"f32 cp.async stages", *MatmulRelu(DType::kF32, 200, 136, 4100)},
+      {"f32 register stages", *MatmulRelu(DType::kF32, 70, 131, 4099)},
+      {"f32 batches, bias, residual", BatchedMatmulWithEpilogue(DType::kF32, 2, 130, 136, 3000)},
+      {"f16 mma.sync, element copies", *MatmulRelu(DType::kF16, 100, 60, 4100)},
+  };
+  for (const auto& [name, graph] : cases) {
+    SCOPED_TRACE(name);
+    EXPECT_GE(CompileSplitCandidates(graph, DeviceLimits{}, {},
+                                     "unit.sum(mainloop, f0_matmul_partials, f0_matmul_arrivals, &kiln_last)"),
+              4);
   }
 }
 

@@ -36,7 +36,7 @@ constexpr const char* kMatmulBundled[] = {
     "matmul_relu_16384x4096x4096_f16.textproto",      "matmul_relu_256x256x65536_bf16.textproto",
     "matmul_relu_4096x4096x4096_bf16.textproto",
     "matmul_relu_4096x4096x4096_f16.textproto",       "matmul_relu_4096x4096x4096_f32.textproto",
-    "matmul_relu_512x512x32768_bf16.textproto",
+    "matmul_relu_512x512x32768_bf16.textproto",       "matmul_relu_512x512x32768_f32.textproto",
     "matmul_relu_8192x8192x1024_bf16.textproto",      "matmul_relu_8192x8192x1024_f16.textproto",
     "matmul_relu_8192x8192x8192_bf16.textproto",      "matmul_relu_8192x8192x8192_f16.textproto",
 };

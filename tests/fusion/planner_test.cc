@@ -222,9 +222,10 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   EXPECT_EQ(f32.matmul().tier, MatmulTier::kFfma);
   EXPECT_EQ(f32.Strategy(), "FFMA, 128x128x8 tiles, 3 stages");
   EXPECT_THAT(f32.matmul().reason, HasSubstr("exact fp32 rather than tf32"));
-  // Rows that are not 16-byte aligned cannot be cp.async copies: two stages through registers.
+  // Rows that are not 16-byte aligned cannot be cp.async copies: two stages
+  // through registers (and K's 25 steps split in three for the 9 tiles).
   EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kF32, 300, 301, 200)).fused.kernels[0].Strategy(),
-            "FFMA, 128x128x8 tiles, 2 stages");
+            "FFMA, 128x128x8 tiles, 2 stages, split-K x3");
 
   // Rows of 20 bf16 (40 bytes) are not 16-byte aligned: TMA cannot read them.
   const Kernel odd = PlanBoth(*MatmulRelu(DType::kBF16, 100, 64, 20)).fused.kernels[0];
@@ -245,6 +246,28 @@ TEST(PlannerTest, MatmulScheduleFollowsDtypeShapeAndAlignment) {
   EXPECT_EQ(batched.matmul().k, 64);
   EXPECT_EQ(batched.matmul().tiles, 3 * ((200 + batched.matmul().config.block_m - 1) / batched.matmul().config.block_m) *
                                       ((72 + batched.matmul().config.block_n - 1) / batched.matmul().config.block_n));
+}
+
+// Why `limits` refuses `c` for `schedule`; a refused config leaves the schedule as it was.
+std::string Refusal(const MatmulConfig& c, const MatmulSchedule& schedule, const DeviceLimits& limits = {}) {
+  MatmulSchedule trial = schedule;
+  const absl::Status st = ApplyMatmulConfig(c, "test", limits, trial);
+  EXPECT_EQ(trial.config, schedule.config) << "a refused config leaves the schedule as it was";
+  return std::string(st.message());
+}
+
+// The split-K candidates of `schedule`, after checking that every candidate
+// applies and keeps to at most two work units an SM.
+int SplitCandidates(const MatmulSchedule& schedule, const DeviceLimits& limits = {}) {
+  int splits = 0;
+  for (const MatmulConfig& candidate : MatmulCandidates(schedule, limits)) {
+    MatmulSchedule trial = schedule;
+    EXPECT_TRUE(ApplyMatmulConfig(candidate, "candidate", limits, trial).ok()) << candidate.ToString();
+    if (candidate.split_k == 1) continue;
+    ++splits;
+    EXPECT_LE(trial.tiles * candidate.split_k, 2 * limits.sm_count) << candidate.ToString();
+  }
+  return splits;
 }
 
 // Few tiles with a long K leave most SMs idle: K is split into slices of at
@@ -268,51 +291,96 @@ TEST(PlannerTest, SplitKFillsTheSmsWhenFewTilesHaveALongK) {
   EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 960)).fused.kernels[0].matmul().config.split_k, 1);
   EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 1024)).fused.kernels[0].matmul().config.split_k, 2);
 
-  MatmulSchedule s = few;
   const MatmulConfig cooperative{.block_m = 128, .block_n = 128, .block_k = 64, .stages = 4, .group_m = 8};
-  auto refusal = [&](MatmulConfig c, MatmulSchedule& schedule, const DeviceLimits& limits = DeviceLimits{}) {
-    const MatmulSchedule before = schedule;
-    const absl::Status st = ApplyMatmulConfig(c, "test", limits, schedule);
-    EXPECT_EQ(schedule.config, before.config) << "a refused config leaves the schedule as it was";
-    return std::string(st.message());
-  };
   MatmulConfig c = cooperative;
   c.split_k = 17;
-  EXPECT_THAT(refusal(c, s), HasSubstr("split-K takes 1 to 16 slices"));
+  EXPECT_THAT(Refusal(c, few), HasSubstr("split-K takes 1 to 16 slices"));
   c.split_k = 4;
   c.pingpong = true;
-  EXPECT_THAT(refusal(c, s), HasSubstr("split-K tiles are cooperative with the epilogue on the consumers"));
+  EXPECT_THAT(Refusal(c, few), HasSubstr("split-K tiles are cooperative with the epilogue on the consumers"));
   c.pingpong = false;
   c.epilogue_warps = true;
-  EXPECT_THAT(refusal(c, s), HasSubstr("split-K tiles are cooperative"));
+  EXPECT_THAT(Refusal(c, few), HasSubstr("split-K tiles are cooperative"));
   // K=256 is 4 steps: 3 slices of 2 leave the third empty.
-  MatmulSchedule short_k = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 256)).fused.kernels[0].matmul();
+  const MatmulSchedule short_k = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 256)).fused.kernels[0].matmul();
   c = cooperative;
   c.split_k = 3;
-  EXPECT_THAT(refusal(c, short_k), HasSubstr("split-K x3 leaves a slice empty: K=256 is 4 steps of 64"));
+  EXPECT_THAT(Refusal(c, short_k), HasSubstr("split-K x3 leaves a slice empty: K=256 is 4 steps of 64"));
   // 4096 tiles of 128x128 in two slices: 512 MiB of partials.
-  MatmulSchedule big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0].matmul();
+  const MatmulSchedule big = PlanBoth(*MatmulRelu(DType::kBF16, 8192, 8192, 8192)).fused.kernels[0].matmul();
   c.split_k = 2;
-  EXPECT_THAT(refusal(c, big), HasSubstr("split-K x2 needs 536870912 bytes of partial products; the most is 67108864"));
-  DeviceLimits ampere;
-  ampere.compute_capability = 80;
-  MatmulSchedule old = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 32768), ampere).fused.kernels[0].matmul();
-  EXPECT_EQ(old.config.split_k, 1);
-  c = {.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 8, .split_k = 2};
-  EXPECT_THAT(refusal(c, old, ampere), HasSubstr("split-K is a wgmma schedule"));
+  EXPECT_THAT(Refusal(c, big), HasSubstr("split-K x2 needs 536870912 bytes of partial products; the most is 67108864"));
 
   // The tuner's candidates split the few tiles, never the many.
-  int split_candidates = 0;
-  for (const MatmulConfig& candidate : MatmulCandidates(few, DeviceLimits{})) {
-    MatmulSchedule trial = few;
-    EXPECT_TRUE(ApplyMatmulConfig(candidate, "candidate", DeviceLimits{}, trial).ok()) << candidate.ToString();
-    split_candidates += candidate.split_k > 1;
-    EXPECT_LE(trial.tiles * candidate.split_k, 2 * 132) << candidate.ToString();
-  }
-  EXPECT_GE(split_candidates, 8);
-  for (const MatmulConfig& candidate : MatmulCandidates(big, DeviceLimits{})) {
-    EXPECT_EQ(candidate.split_k, 1) << candidate.ToString();
-  }
+  EXPECT_GE(SplitCandidates(few), 8);
+  EXPECT_EQ(SplitCandidates(big), 0);
+}
+
+// Split K on the block-per-tile tiers: exact f32 on FFMA (K steps of 8) and
+// mma.sync before Hopper follow the wgmma tier's rules, a block per unit.
+TEST(PlannerTest, SplitKServesTheFfmaAndMmaSyncTiers) {
+  const Kernel f32 = PlanBoth(*MatmulRelu(DType::kF32, 512, 512, 32768)).fused.kernels[0];
+  const MatmulSchedule& few = f32.matmul();
+  EXPECT_EQ(few.tier, MatmulTier::kFfma);
+  EXPECT_EQ(few.config, (MatmulConfig{.block_m = 128, .block_n = 128, .block_k = 8, .stages = 3, .group_m = 16,
+                                      .split_k = 8}));
+  EXPECT_EQ(few.tiles, 16);
+  EXPECT_EQ(few.grid, 128);
+  EXPECT_EQ(f32.Strategy(), "FFMA, 128x128x8 tiles, 3 stages, split-K x8");
+  EXPECT_THAT(few.reason, HasSubstr("; 128x128 tiles: 16 tiles, 0.06 waves of 132 SMs x 2 blocks; split-K x8: K of "
+                                    "32768 in slices of 512 steps, 128 work units; the last slice of a tile to finish "
+                                    "adds the 8388608 bytes of fp32 partials (through L2, not counted as traffic) in "
+                                    "slice order and runs the epilogue"));
+  auto split_of = [](const Graph& graph, const DeviceLimits& limits = DeviceLimits{}) {
+    return PlanBoth(graph, limits).fused.kernels[0].matmul().config.split_k;
+  };
+  // 64 tiles fill fewer than half of 132 SMs: two slices fill them.
+  EXPECT_EQ(split_of(*MatmulRelu(DType::kF32, 1024, 1024, 4096)), 2);
+  // 128 tiles fill half the SMs; K=120 is 15 steps, too few for two slices of 8; K=128 is 16.
+  EXPECT_EQ(split_of(*MatmulRelu(DType::kF32, 1024, 2048, 4096)), 1);
+  EXPECT_EQ(split_of(*MatmulRelu(DType::kF32, 512, 512, 120)), 1);
+  EXPECT_EQ(split_of(*MatmulRelu(DType::kF32, 512, 512, 128)), 2);
+  // Rows that are not 16-byte aligned take the two register stages, split
+  // alike: 9 tiles, 14 slices of 37 steps (the last 32).
+  EXPECT_EQ(PlanBoth(*MatmulRelu(DType::kF32, 300, 301, 4099)).fused.kernels[0].Strategy(),
+            "FFMA, 128x128x8 tiles, 2 stages, split-K x14");
+
+  // The wgmma tier's schedules stay refused, split or not.
+  MatmulConfig pingpong = few.config;
+  pingpong.pingpong = true;
+  EXPECT_THAT(Refusal(pingpong, few), HasSubstr("ping-pong is a wgmma schedule"));
+  MatmulConfig c = few.config;
+  c.split_k = 17;
+  EXPECT_THAT(Refusal(c, few), HasSubstr("split-K takes 1 to 16 slices"));
+  // K=16 is 2 steps of 8: 3 slices of 1 leave the third empty.
+  c.split_k = 3;
+  EXPECT_THAT(Refusal(c, PlanBoth(*MatmulRelu(DType::kF32, 512, 512, 16)).fused.kernels[0].matmul()),
+              HasSubstr("split-K x3 leaves a slice empty: K=16 is 2 steps of 8"));
+  // 1024 tiles of 128x128 in two slices: 128 MiB of partials.
+  const MatmulSchedule big = PlanBoth(*MatmulRelu(DType::kF32, 4096, 4096, 4096)).fused.kernels[0].matmul();
+  EXPECT_EQ(big.config.split_k, 1);
+  c.split_k = 2;
+  EXPECT_THAT(Refusal(c, big), HasSubstr("split-K x2 needs 134217728 bytes of partial products; the most is 67108864"));
+
+  // The tuner's candidates split the few tiles of both heights, never the
+  // many: the heuristic's, then 2 tile heights x 3 stage counts x 4 splits
+  // in one L2 grouping.
+  EXPECT_EQ(SplitCandidates(few), 1 + 24);
+  EXPECT_EQ(SplitCandidates(big), 0);
+
+  // mma.sync, before Hopper: 8 tiles of 64x128 over 1024 K steps of 32.
+  DeviceLimits ampere;
+  ampere.compute_capability = 80;
+  const Kernel old = PlanBoth(*MatmulRelu(DType::kBF16, 256, 256, 32768), ampere).fused.kernels[0];
+  EXPECT_EQ(old.Strategy(), "mma.sync, 64x128x32 tiles, 4 stages, split-K x16");
+  EXPECT_EQ(old.matmul().grid, 128);
+  c = {.block_m = 128, .block_n = 128, .block_k = 32, .stages = 4, .group_m = 8, .split_k = 2};
+  MatmulSchedule trial = old.matmul();
+  EXPECT_TRUE(ApplyMatmulConfig(c, "test", ampere, trial).ok());
+  EXPECT_EQ(trial.grid, 8);  // a block per unit: 4 tiles x 2 slices
+  c.epilogue_warps = true;
+  EXPECT_THAT(Refusal(c, old.matmul(), ampere), HasSubstr("epilogue warps are a wgmma schedule"));
+  EXPECT_GE(SplitCandidates(old.matmul(), ampere), 8);
 }
 
 // Two blocks of a cluster compute adjacent tiles and share one operand's K

@@ -193,26 +193,39 @@ TEST_F(MatmulGpuTest, Tf32ProductsMatchTheReference) {
 // two outputs and tf32's swapped operands, each run twice (the arrival
 // counters must be reset, and the slices' sum is in a fixed order, so the
 // second run repeats the first bit for bit); then the heuristic's choice.
+// The block-per-tile tiers too: exact f32 on FFMA (cp.async and register
+// stages, transposed operands, which it reads through their own transpose
+// kernels, batches with a bias and a residual) and f16 on mma.sync (rows TMA
+// cannot read) or, with less shared memory than any wgmma tile needs, bf16.
 TEST_F(MatmulGpuTest, SplitKProductsMatchTheReference) {
   const PlanOptions tf32{.allow_tf32 = true};
+  DeviceLimits no_wgmma = DeviceLimitsOf(device().info());
+  no_wgmma.shared_bytes_per_block = 48 * 1024;
   const struct {
     std::string name;
     Graph graph;
     PlanOptions options;
+    std::optional<DeviceLimits> limits;
   } graphs[] = {
       {"bf16 partial tiles, K in part steps", *MatmulRelu(DType::kBF16, 200, 136, 4104), {}},
       {"f16 batches, two outputs", BatchedMatmulWithEpilogue(DType::kF16, 2, 130, 136, 3000), {}},
       {"bf16 layouts Aᵀ Bᵀ", LayoutGraph(DType::kBF16, 264, 200, 5000, true, true), {}},
       {"bf16 layout Aᵀ, one tile", LayoutGraph(DType::kBF16, 64, 64, 8192, true, false), {}},
       {"tf32, operands swapped", *MatmulRelu(DType::kF32, 136, 264, 4096), tf32},
+      {"f32 partial tiles, K in part steps (FFMA)", *MatmulRelu(DType::kF32, 200, 136, 4100), {}},
+      {"f32 unaligned rows, register stages (FFMA)", *MatmulRelu(DType::kF32, 70, 131, 4099), {}},
+      {"f32 batches, two outputs (FFMA)", BatchedMatmulWithEpilogue(DType::kF32, 2, 130, 136, 3000), {}},
+      {"f32 layouts Aᵀ Bᵀ (FFMA)", LayoutGraph(DType::kF32, 264, 200, 5000, true, true), {}},
+      {"f16 element copies (mma.sync)", *MatmulRelu(DType::kF16, 100, 60, 4100), {}},
+      {"bf16 batches, two outputs (mma.sync)", BatchedMatmulWithEpilogue(DType::kBF16, 2, 130, 136, 3000), {}, no_wgmma},
   };
-  const DeviceLimits limits = DeviceLimitsOf(device().info());
   struct Case {
     size_t graph;
     MatmulConfig config;
   };
   std::vector<Case> cases;
   for (size_t g = 0; g < std::size(graphs); ++g) {
+    const DeviceLimits limits = graphs[g].limits.value_or(DeviceLimitsOf(device().info()));
     const Plan plan = *PlanFusion(graphs[g].graph, limits, graphs[g].options);
     const MatmulSchedule& heuristic = plan.kernels.back().matmul();
     EXPECT_GT(heuristic.config.split_k, 1) << graphs[g].name << ": " << heuristic.reason;
@@ -222,15 +235,16 @@ TEST_F(MatmulGpuTest, SplitKProductsMatchTheReference) {
   }
   EXPECT_GE(cases.size(), 2 * std::size(graphs));
   const std::vector<std::string> results = RunChecksInParallel(static_cast<int>(cases.size()), [&](int i) {
-    const auto& [name, graph, options] = graphs[cases[i].graph];
+    const auto& [name, graph, options, limits] = graphs[cases[i].graph];
     return CheckAgainstReference(graph, device(), *cache(), 31,
-                                 {.matmul_config = cases[i].config, .plan = options, .fused_only = true, .runs = 2});
+                                 {.limits = limits, .matmul_config = cases[i].config, .plan = options,
+                                  .fused_only = true, .runs = 2});
   });
   for (size_t i = 0; i < cases.size(); ++i) {
     EXPECT_EQ(results[i], "") << graphs[cases[i].graph].name << " " << cases[i].config.ToString();
   }
-  for (const auto& [name, graph, options] : graphs) {
-    EXPECT_EQ(CheckAgainstReference(graph, device(), *cache(), 32, {.plan = options, .runs = 2}), "")
+  for (const auto& [name, graph, options, limits] : graphs) {
+    EXPECT_EQ(CheckAgainstReference(graph, device(), *cache(), 32, {.limits = limits, .plan = options, .runs = 2}), "")
         << name << ", heuristic configs";
   }
 }
