@@ -2,6 +2,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -55,7 +56,18 @@ absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadedKernel::Load(absl::string_vi
     driver.ModuleUnload(module);
     return s;
   }
-  return std::unique_ptr<LoadedKernel>(new LoadedKernel(&driver, function, module, handle));
+  // A block's static shared memory (a split kernel's arrival flag) counts
+  // against the limit too: 48 KiB of dynamic memory beside it needs the opt-in.
+  int static_bytes = 0;
+  if (absl::Status s = CudaCall(driver.FuncGetAttribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, handle),
+                                "cuFuncGetAttribute", where);
+      !s.ok()) {
+    driver.ModuleUnload(module);
+    return s;
+  }
+  const unsigned dynamic_limit =
+      kDefaultSharedLimit - std::min(static_cast<unsigned>(static_bytes), kDefaultSharedLimit);
+  return std::unique_ptr<LoadedKernel>(new LoadedKernel(&driver, function, module, handle, dynamic_limit));
 }
 
 LoadedKernel::~LoadedKernel() { driver_->ModuleUnload(module_); }

@@ -34,8 +34,9 @@ struct LaunchConfig {
   unsigned cluster_x = 1;
 };
 
-// Dynamic shared memory a kernel may use without opting in.
-inline constexpr unsigned kDefaultDynamicSharedLimit = 48 * 1024;
+// Shared memory, static and dynamic together, a block may use without its
+// kernel opting in.
+inline constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
 // OK when `config` is launchable in shape: no empty grid or block dimension,
 // cluster_x >= 1 and dividing grid[0]. Otherwise InvalidArgumentError naming
@@ -56,8 +57,8 @@ class LoadedKernel {
 
   // Enqueues the kernel on `stream` (nullptr: the legacy default stream).
   // `args` points to one pointer per kernel parameter, as for cuLaunchKernel.
-  // More than kDefaultDynamicSharedLimit shared bytes first raises the
-  // kernel's limit; cluster_x > 1 launches through cuLaunchKernelEx and is
+  // More dynamic shared bytes than fit beside the kernel's static ones in
+  // kDefaultSharedLimit first raise the kernel's limit; cluster_x > 1 launches through cuLaunchKernelEx and is
   // FailedPreconditionError on a driver without it.
   absl::Status Launch(const LaunchConfig& config, void** args, CUstream stream = nullptr) const;
 
@@ -68,16 +69,22 @@ class LoadedKernel {
   CUfunction function() const { return function_; }
 
  private:
-  LoadedKernel(const CudaDriver* driver, std::string name, CUmodule module, CUfunction function)
-      : driver_(driver), name_(std::move(name)), module_(module), function_(function) {}
+  LoadedKernel(const CudaDriver* driver, std::string name, CUmodule module, CUfunction function,
+               unsigned dynamic_shared_limit)
+      : driver_(driver),
+        name_(std::move(name)),
+        module_(module),
+        function_(function),
+        shared_limit_(dynamic_shared_limit) {}
 
   const CudaDriver* driver_;
   std::string name_;
   CUmodule module_;
   CUfunction function_;
-  // The dynamic shared memory limit already set on the function, so repeated
-  // launches skip cuFuncSetAttribute.
-  mutable std::atomic<unsigned> shared_limit_{kDefaultDynamicSharedLimit};
+  // The dynamic shared memory limit already set on the function (at first,
+  // what its static shared memory leaves of kDefaultSharedLimit), so
+  // repeated launches skip cuFuncSetAttribute.
+  mutable std::atomic<unsigned> shared_limit_;
 };
 
 }  // namespace kiln
