@@ -163,19 +163,40 @@ __device__ __forceinline__ KilnChunk kiln_sheared_column(const KilnChunk (&a)[16
   return out;
 }
 
-// The element-wise ends of kiln_load_span and kiln_store_span, out of line:
-// a tensor's or a row's ends are rare, and inlined at every vector of a
-// tile they made a 16-bit kernel's code four times larger and its ptxas
-// run a second longer.
-template <typename B, int kV>
-__device__ __noinline__ KilnChunk kiln_load_span_edge(const B* __restrict__ in, long long g, long long begin,
-                                                      long long end) {
-  return kiln_chunk_of(kiln_load_span<B, kV>(in, g, begin, end));
+// The element-wise ends of a tensor or of a row, as loops kept rolled:
+// the ends are rare, and unrolled at every vector of a tile they made a
+// 16-bit kernel's code four times larger and its ptxas run a second longer.
+// They stay inline: as __noinline__ calls, ptxas 13.0 let the callee reuse
+// uniform registers that the other side of a divergent branch still read
+// (an f16 [15,20,10,16] transpose under perm [3,0,2,1] wrote whole columns
+// to another batch's rows on an H200).
+__device__ __forceinline__ unsigned kiln_chunk_word(const KilnChunk& c, int q) {
+  return q < 2 ? (q == 0 ? c.w[0] : c.w[1]) : (q == 2 ? c.w[2] : c.w[3]);
 }
 template <typename B, int kV>
-__device__ __noinline__ void kiln_store_span_edge(B* __restrict__ out, long long g, long long begin, long long end,
-                                                  KilnChunk c) {
-  kiln_store_span<B, kV>(out, g, begin, end, kiln_vec_of<B, kV>(c));
+__device__ __forceinline__ KilnChunk kiln_load_span_edge(const B* __restrict__ in, long long g, long long begin,
+                                                         long long end) {
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+  KilnChunk c = {};
+#pragma unroll 1
+  for (int j = 0; j < kV; ++j) {
+    if (g + j < begin || g + j >= end) continue;
+    const unsigned bits = static_cast<unsigned>(in[g + j]) << (8 * (j * kBytes % 4));
+    const int q = j * kBytes / 4;
+#pragma unroll
+    for (int w = 0; w < 4; ++w) c.w[w] |= w == q ? bits : 0u;
+  }
+  return c;
+}
+template <typename B, int kV>
+__device__ __forceinline__ void kiln_store_span_edge(B* __restrict__ out, long long g, long long begin, long long end,
+                                                     const KilnChunk& c) {
+  constexpr int kBytes = static_cast<int>(sizeof(B));
+#pragma unroll 1
+  for (int j = 0; j < kV; ++j) {
+    if (g + j < begin || g + j >= end) continue;
+    out[g + j] = static_cast<B>(kiln_chunk_word(c, j * kBytes / 4) >> (8 * (j * kBytes % 4)));
+  }
 }
 
 // The aligned vector at in[g..g+kV), its elements outside [0, n) zero.
