@@ -3,6 +3,7 @@
 
     python3 bench/matmul_bench.py --kiln ".gpu/run kiln" --out DIR \\
         [--graphs bench/graphs/matmul/*.textproto] [--max-autotune | --skip-compile] [--reps 50] [--no-check]
+        [--rounds N]
 
 For each graph bench/graphs/matmul/<workload>_<M>x<N>x<K>_<dtype>.textproto:
   kiln      `kiln run FILE --json`: the fused plan, its matmul tuned on first use (the tuning
@@ -16,7 +17,10 @@ For each graph bench/graphs/matmul/<workload>_<M>x<N>x<K>_<dtype>.textproto:
   compile   torch.compile of the same function (mode max-autotune-no-cudagraphs with
             --max-autotune, which costs minutes a shape; left out with --skip-compile)
 Every peer time is the median of --reps repetitions between CUDA events, after warm-up, on
-random inputs (never zeros). Then the SASS check of the config kiln ran: the kernel is
+random inputs (never zeros). With --rounds N the peers and kiln take turns N times on each graph
+(torch.compile only in the first), and each figure is the median of its rounds, every round kept
+in the JSON: at 8192³ the H200's clocks drift with its power draw over a run, which a single
+measurement of each side, one after the other, lets favour either. Then the SASS check of the config kiln ran: the kernel is
 emitted again (`kiln emit --matmul-tile=CONFIG`), built with `nvcc -cubin -Xptxas -v`, and
 its registers, spills, shared memory and HGMMA instructions are recorded.
 Writes DIR/matmul.json and DIR/matmul.md; prints the table last. `--report-only` rewrites
@@ -32,6 +36,7 @@ import json
 import pathlib
 import re
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -168,6 +173,7 @@ def main() -> int:
     parser.add_argument("--graphs", nargs="+", default=sorted(glob.glob(
         str(pathlib.Path(__file__).parent / "graphs" / "matmul" / "*.textproto"))))
     parser.add_argument("--reps", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=1, help="turns of the peers and kiln on each graph")
     parser.add_argument("--max-autotune", action="store_true")
     parser.add_argument("--skip-compile", action="store_true", help="leave torch.compile out (it compiles per shape)")
     parser.add_argument("--no-check", action="store_true", help="skip kiln's check against the reference")
@@ -191,14 +197,26 @@ def main() -> int:
         workload, shape, dtype = parse_name(graph)
         name = pathlib.Path(graph).stem
         print(f"== {name}", flush=True)
-        all_peers = peers(workload, shape, dtype, args.reps, args.max_autotune, args.skip_compile)
+        peer_rounds = [peers(workload, shape, dtype, args.reps, args.max_autotune, args.skip_compile)]
         # f32: exact against cuBLAS with TF32 off, then tf32 against cuBLAS with it on.
-        variants = [("", [], {k: v for k, v in all_peers.items() if k != "cublas_tf32"})]
-        if "cublas_tf32" in all_peers:
-            variants.append((" tf32", ["--allow-tf32"], {"cublas_tf32": all_peers["cublas_tf32"]}))
-        for suffix, flags, compared in variants:
-            result = run_kiln(kiln, graph, not args.no_check, flags)
+        variants = [("", [])] + ([(" tf32", ["--allow-tf32"])] if "cublas_tf32" in peer_rounds[0] else [])
+        kiln_rounds = {suffix: [run_kiln(kiln, graph, not args.no_check, flags)] for suffix, flags in variants}
+        for _ in range(args.rounds - 1):
+            peer_rounds.append(peers(workload, shape, dtype, args.reps, False, True))
+            for suffix, flags in variants:
+                kiln_rounds[suffix].append(run_kiln(kiln, graph, False, flags))
+        all_peers = {key: {"what": peer["what"],
+                           "us": statistics.median(r[key]["us"] for r in peer_rounds if key in r),
+                           "rounds_us": [r[key]["us"] for r in peer_rounds if key in r]}
+                     for key, peer in peer_rounds[0].items()}
+        for suffix, flags in variants:
+            result = kiln_rounds[suffix][0]
             figures = kernel_figures(result)
+            round_us = [kernel_figures(r).get("us") for r in kiln_rounds[suffix]]
+            if all(us is not None for us in round_us):
+                figures["us"] = statistics.median(round_us)
+                figures["rounds_us"] = round_us
+            compared = {k: v for k, v in all_peers.items() if (k == "cublas_tf32") == (suffix == " tf32")}
             m, n, k = shape
             row = {"graph": name + suffix, "workload": workload, "shape": shape, "dtype": dtype, "flags": flags,
                    "kiln": figures, "kiln_run": result,

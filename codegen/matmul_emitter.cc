@@ -18,7 +18,7 @@ std::string MainloopType(const MatmulSchedule& s, DType dtype) {
                         dtype == DType::kBF16 ? "true" : "false", ", ", s.vector_copies ? "true" : "false", ">");
   }
   return absl::StrCat("KilnFfmaMainloop<", s.m, "LL, ", s.n, "LL, ", s.k, "LL, ",
-                      s.vector_copies ? "true" : "false", ", ", c.block_m, ", ", c.stages, ">");
+                      s.vector_copies ? "true" : "false", ", ", c.block_m, ", ", c.block_k, ", ", c.stages, ">");
 }
 
 // Blocks an SM must hold at once, for __launch_bounds__. The 128-row FFMA

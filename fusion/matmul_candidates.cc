@@ -59,6 +59,7 @@ std::vector<MatmulConfig> MatmulCandidates(const MatmulSchedule& s, const Device
       for (int bm : {128, 256}) {
         for (int stages : {2, 3, 4}) {
           add_tile({.block_m = bm, .block_n = 128, .block_k = 8, .stages = stages, .group_m = group});
+          if (stages > 2) add_tile({.block_m = bm, .block_n = 128, .block_k = 16, .stages = stages, .group_m = group});
         }
       }
     } else if (s.tier == MatmulTier::kWgmma) {

@@ -245,30 +245,33 @@ struct KilnMmaMainloop {
 // broadcast vector of A and eight consecutive 16-byte ones of B. Shared
 // memory serves one 128-byte wavefront per clock and each 16-byte read costs
 // one per quarter-warp, so 16x8 outputs a thread (kBM = 256) keep it busy
-// 75% of the FFMA time where 8x8 (kBM = 128) needs all of it. K advances 8
+// 75% of the FFMA time where 8x8 (kBM = 128) needs all of it. K advances kBK
 // at a time through kStages shared-memory stages:
-//   2: the next slice is loaded into registers while the current one is
-//      multiplied, and stored transposed ([k][row]) so A reads are vectors
-//      along rows; any alignment.
+//   2 (kBK = 8): the next slice is loaded into registers while the current
+//      one is multiplied, and stored transposed ([k][row]) so A reads are
+//      vectors along rows; any alignment.
 //   3 or 4 (kVec only): cp.async copies slices kStages - 1 ahead straight
-//      into shared memory, A as stored ([row][k], rows padded to 12 floats so
+//      into shared memory, A as stored ([row][k], rows padded by 4 floats so
 //      the two row groups a warp reads fall in different banks), and A is
 //      read as vectors along K. ptxas sinks the 2-stage loads next to their
 //      stores to fit 128 registers, which exposes their latency; the copies
-//      hold no registers.
+//      hold no registers. kBK = 16 halves the barriers and waits per product.
 // kVec: rows of A and B are 16-byte aligned.
-template <long long kM, long long kN, long long kK, bool kVec, int kTileM, int kStages>
+template <long long kM, long long kN, long long kK, bool kVec, int kTileM, int kTileK, int kStages>
 struct KilnFfmaMainloop {
-  static constexpr int kBM = kTileM, kBN = 128, kBK = 8, kThreads = 256;
+  static constexpr int kBM = kTileM, kBN = 128, kBK = kTileK, kThreads = 256;
   static constexpr int kTM = kBM / 16;          // rows per thread: 8 or 16
-  static constexpr int kLoadsA = kBM * 2 / kThreads;  // 16-byte loads of A per thread and slice
+  static constexpr int kChunksK = kBK / 4;      // 16-byte chunks along K of a row of A
+  static constexpr int kLoadsA = kBM * kChunksK / kThreads;  // 16-byte loads of A per thread and slice
+  static constexpr int kLoadsB = kBK * kBN / 4 / kThreads;   // and of B
   static constexpr bool kAsync = kStages > 2;
-  static constexpr int kRowA = 12;              // floats per padded row of an A stage (kAsync)
+  static constexpr int kRowA = kBK + 4;         // floats per padded row of an A stage (kAsync)
   static constexpr int kStageFloatsA = kAsync ? kBM * kRowA : kBK * kBM;
   static constexpr int kStageFloatsB = kBK * kBN;
   static constexpr int kSharedBytes = kStages * (kStageFloatsA + kStageFloatsB) * 4;
   static constexpr int kKTiles = static_cast<int>((kK + kBK - 1) / kBK);
   static_assert(kBM == 128 || kBM == 256, "the FFMA tile is 128 or 256 rows tall");
+  static_assert(kBK == 8 || (kAsync && kBK == 16), "FFMA slices are 8 deep, or 16 through cp.async");
   static_assert(kStages == 2 || (kVec && kStages <= 4), "cp.async stages need 16-byte aligned rows");
   static constexpr int kValues = kTM * 8;  // accumulators per thread
 
@@ -363,15 +366,19 @@ struct KilnFfmaMainloop {
 #pragma unroll
     for (int i = 0; i < kLoadsA; ++i) {
       const int c = tid + i * kThreads;
-      const long long row = row0 + c / 2, k = k0 + (c % 2) * 4;
+      const long long row = row0 + c / kChunksK, k = k0 + (c % kChunksK) * 4;
       const bool valid = row < kM && k < kK;
-      kiln_cp_async16(kiln_shared_address(as + stage * kStageFloatsA + (c / 2) * kRowA + (c % 2) * 4),
+      kiln_cp_async16(kiln_shared_address(as + stage * kStageFloatsA + (c / kChunksK) * kRowA + (c % kChunksK) * 4),
                       a + (valid ? row * kK + k : 0), valid);
     }
-    const long long k = k0 + tid / 32, col = col0 + (tid % 32) * 4;
-    const bool valid = k < kK && col < kN;
-    kiln_cp_async16(kiln_shared_address(bs + stage * kStageFloatsB + (tid / 32) * kBN + (tid % 32) * 4),
-                    b + (valid ? k * kN + col : 0), valid);
+#pragma unroll
+    for (int i = 0; i < kLoadsB; ++i) {
+      const int c = tid + i * kThreads;
+      const long long k = k0 + c / 32, col = col0 + (c % 32) * 4;
+      const bool valid = k < kK && col < kN;
+      kiln_cp_async16(kiln_shared_address(bs + stage * kStageFloatsB + (c / 32) * kBN + (c % 32) * 4),
+                      b + (valid ? k * kN + col : 0), valid);
+    }
   }
 
   // acc += the slice in stage `stage`, A stored [row][k] (kAsync). A is read

@@ -363,9 +363,10 @@ TEST(PlannerTest, SplitKServesTheFfmaAndMmaSyncTiers) {
   EXPECT_THAT(Refusal(c, big), HasSubstr("split-K x2 needs 134217728 bytes of partial products; the most is 67108864"));
 
   // The tuner's candidates split the few tiles of both heights, never the
-  // many: the heuristic's, then 2 tile heights x 3 stage counts x 4 splits
-  // in one L2 grouping.
-  EXPECT_EQ(SplitCandidates(few), 1 + 24);
+  // many: the heuristic's, then 2 tile heights x 5 slice depths and stage
+  // counts (8 deep with 2, 3 or 4 stages, 16 deep with 3 or 4) x 4 splits in
+  // one L2 grouping.
+  EXPECT_EQ(SplitCandidates(few), 1 + 40);
   EXPECT_EQ(SplitCandidates(big), 0);
 
   // mma.sync, before Hopper: 8 tiles of 64x128 over 1024 K steps of 32.
@@ -720,7 +721,7 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   Plan f32 = *PlanFusion(*MatmulRelu(DType::kF32, 256, 256, 256), DeviceLimits{});
   ExpectInvalid(OverrideMatmulConfigs(wide, "--matmul-tile", DeviceLimits{}, f32),
                 "--matmul-tile=256x128x64:3:16 cannot run kernel f0_matmul (FFMA): matmul tile 256x128x64 with 3 "
-                "stages: FFMA tiles are 128x128x8 or 256x128x8 with 2 to 4 stages");
+                "stages: FFMA tiles are 128x128 or 256x128, 8 or 16 deep, with 2 to 4 stages");
   const MatmulConfig tall{.block_m = 256, .block_n = 128, .block_k = 8, .stages = 2, .group_m = 8};
   ASSERT_TRUE(OverrideMatmulConfigs(tall, "--matmul-tile", DeviceLimits{}, f32).ok());
   EXPECT_EQ(f32.kernels[0].Strategy(), "FFMA, 256x128x8 tiles, 2 stages, --matmul-tile");
@@ -728,6 +729,14 @@ TEST(PlannerTest, MatmulTileOverridesAreCheckedPerTier) {
   const MatmulConfig copied{.block_m = 128, .block_n = 128, .block_k = 8, .stages = 4, .group_m = 8};
   ASSERT_TRUE(OverrideMatmulConfigs(copied, "--matmul-tile", DeviceLimits{}, f32).ok());
   EXPECT_EQ(f32.kernels[0].matmul().shared_bytes, 4 * (128 * 12 + 8 * 128) * 4);
+  // Slices 16 deep are cp.async copies only.
+  const MatmulConfig deep{.block_m = 128, .block_n = 128, .block_k = 16, .stages = 3, .group_m = 8};
+  ASSERT_TRUE(OverrideMatmulConfigs(deep, "--matmul-tile", DeviceLimits{}, f32).ok());
+  EXPECT_EQ(f32.kernels[0].matmul().shared_bytes, 3 * (128 * 20 + 16 * 128) * 4);
+  const MatmulConfig deep_registers{.block_m = 128, .block_n = 128, .block_k = 16, .stages = 2, .group_m = 8};
+  ExpectInvalid(OverrideMatmulConfigs(deep_registers, "--matmul-tile", DeviceLimits{}, f32),
+                "--matmul-tile=128x128x16:2:8 cannot run kernel f0_matmul (FFMA): matmul tile 128x128x16 with 2 "
+                "stages: FFMA slices 16 deep are cp.async copies, which take 3 or 4 stages");
   Plan odd = *PlanFusion(*MatmulRelu(DType::kF32, 256, 255, 256), DeviceLimits{});
   ExpectInvalid(OverrideMatmulConfigs(copied, "--matmul-tile", DeviceLimits{}, odd),
                 "--matmul-tile=128x128x8:4:8 cannot run kernel f0_matmul (FFMA): matmul tile 128x128x8 with 4 "
