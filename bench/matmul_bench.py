@@ -20,9 +20,10 @@ Every peer time is the median of --reps repetitions between CUDA events, after w
 random inputs (never zeros). With --rounds N the peers and kiln take turns N times on each graph
 (torch.compile only in the first), and each figure is the median of its rounds, every round kept
 in the JSON: at 8192³ the H200's clocks drift with its power draw over a run, which a single
-measurement of each side, one after the other, lets favour either. Then the SASS check of the config kiln ran: the kernel is
-emitted again (`kiln emit --matmul-tile=CONFIG`), built with `nvcc -cubin -Xptxas -v`, and
-its registers, spills, shared memory and HGMMA instructions are recorded.
+measurement of each side, one after the other, lets favour either. Then the SASS check of the
+config kiln ran: the kernel is emitted again (`kiln emit --matmul-tile=CONFIG`), built with
+`nvcc -cubin -Xptxas -v`, and its registers, spills, shared memory and HGMMA instructions are
+recorded.
 Writes DIR/matmul.json and DIR/matmul.md; prints the table last. `--report-only` rewrites
 DIR/matmul.md from DIR/matmul.json, with no GPU or PyTorch.
 """

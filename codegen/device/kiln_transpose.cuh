@@ -106,15 +106,6 @@ __device__ __forceinline__ KilnChunk kiln_chunk_funnel(const KilnChunk& lo, cons
   return out;
 }
 
-template <typename B, int kV>
-__device__ __forceinline__ KilnVec<B, kV> kiln_vec_of(const KilnChunk& c) {
-  constexpr int kBytes = static_cast<int>(sizeof(B));
-  KilnVec<B, kV> v;
-#pragma unroll
-  for (int j = 0; j < kV; ++j) v.v[j] = static_cast<B>(c.w[j * kBytes / 4] >> (8 * (j * kBytes % 4)));
-  return v;
-}
-
 // Column i of the kV x kV micro-tile whose row j is a[j]: element j is
 // element i of a[j]. Word moves for 4-byte elements, byte permutes for 2
 // (one per word) and 1 (three per word).
