@@ -224,10 +224,10 @@ std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value
   switch (unit_) {
     case Unit::kGroup: return absl::StrCat("kiln_group_reduce<", op, ", kLanes>(", value, ")");
     case Unit::kThread: return std::string(value);
-    case Unit::kBlock: return absl::StrCat("kiln_block_reduce<", op, ">(", value, ", kiln_scratch)");
+    case Unit::kBlock: return absl::StrCat("kiln_block_reduce<", op, ">(", value, ", kiln_scratch, kiln_turn)");
     case Unit::kCluster:
-      return absl::StrCat("kiln_cluster_reduce<", op, ", ", row_.cluster_blocks, ">(kiln_block_reduce<", op,
-                          ">(", value, ", kiln_scratch), kiln_slots)");
+      return absl::StrCat("kiln_cluster_reduce<", op, ", ", row_.cluster_blocks, ">(", value,
+                          ", kiln_partials, kiln_turn)");
   }
   return "";
 }
@@ -236,10 +236,9 @@ std::string RowEmitter::UnitOnline(absl::string_view value) const {
   switch (unit_) {
     case Unit::kGroup: return absl::StrCat("kiln_group_online<kLanes>(", value, ")");
     case Unit::kThread: return std::string(value);
-    case Unit::kBlock: return absl::StrCat("kiln_block_online(", value, ", kiln_scratch)");
+    case Unit::kBlock: return absl::StrCat("kiln_block_online(", value, ", kiln_scratch, kiln_turn)");
     case Unit::kCluster:
-      return absl::StrCat("kiln_cluster_online<", row_.cluster_blocks, ">(kiln_block_online(", value,
-                          ", kiln_scratch), kiln_slots)");
+      return absl::StrCat("kiln_cluster_online<", row_.cluster_blocks, ">(", value, ", kiln_partials, kiln_turn)");
   }
   return "";
 }
@@ -573,15 +572,16 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     case Unit::kBlock:
       absl::StrAppend(&body_, "  const long long first_row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
                       "  const long long col_begin = 0;\n  const long long col_end = kCols;\n",
-                      "  __shared__ float kiln_scratch[66];\n");
+                      "  __shared__ float kiln_scratch[128];\n  int kiln_turn = 0;\n");
       break;
     case Unit::kCluster:
-      absl::StrAppend(&body_, "  constexpr long long kChunk = ", chunk, "LL;\n",
+      absl::StrAppend(&body_, "  kiln_cluster_arrive();\n  constexpr long long kChunk = ", chunk, "LL;\n",
                       "  const long long first_row = blockIdx.x / ", row_.cluster_blocks, ";\n",
                       "  const int lane = threadIdx.x;\n",
                       "  const long long col_begin = static_cast<long long>(kiln_cluster_rank()) * kChunk;\n",
                       "  const long long col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n",
-                      "  __shared__ float kiln_scratch[66];\n  __shared__ float kiln_slots[2];\n");
+                      // Room for the online statistics, two values a partial.
+                      "  __shared__ float kiln_partials[4 * ", row_.cluster_blocks, " * 32];\n  int kiln_turn = 0;\n");
       break;
   }
   absl::StrAppend(&body_, "  (void)kRows;\n");

@@ -211,24 +211,22 @@ __device__ __forceinline__ float kiln_warp_reduce(float v) {
   return kiln_group_reduce<Op, 32>(v);
 }
 
-// Every thread of the block gets the result. `scratch` holds 33 floats; the
-// leading barrier lets consecutive reductions reuse it safely.
+// Every thread of the block gets the result, after one barrier. `scratch`
+// holds 64 floats: two halves that consecutive reductions (counted by `turn`)
+// take in turn. A thread writes a half again only two reductions later, past
+// the barrier of the one between, which no thread reaches before it has read
+// the half. Every warp combines the same partials in the same order, so all
+// threads hold the same value.
 template <typename Op>
-__device__ __forceinline__ float kiln_block_reduce(float v, float* scratch) {
+__device__ __forceinline__ float kiln_block_reduce(float v, float* scratch, int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
+  float* half = scratch + (turn++ & 1) * 32;
   v = kiln_warp_reduce<Op>(v);
+  if (lane == 0) half[warp] = v;
   __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    float w = lane < warps ? scratch[lane] : Op::identity();
-    w = kiln_warp_reduce<Op>(w);
-    if (lane == 0) scratch[32] = w;
-  }
-  __syncthreads();
-  return scratch[32];
+  return kiln_warp_reduce<Op>(lane < warps ? half[lane] : Op::identity());
 }
 
 // ---- online softmax statistics: (running max m, sum of exp(x - m)) ----
@@ -258,28 +256,20 @@ __device__ __forceinline__ KilnOnline kiln_group_online(KilnOnline v) {
   return v;
 }
 __device__ __forceinline__ KilnOnline kiln_warp_online(KilnOnline v) { return kiln_group_online<32>(v); }
-// `scratch` holds 66 floats.
-__device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scratch) {
+// kiln_block_reduce's rule for the online statistics; `scratch` holds 128
+// floats (each half: 32 maxima, then 32 sums).
+__device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scratch, int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
+  float* half = scratch + (turn++ & 1) * 64;
   v = kiln_warp_online(v);
-  __syncthreads();
   if (lane == 0) {
-    scratch[warp] = v.m;
-    scratch[33 + warp] = v.s;
+    half[warp] = v.m;
+    half[32 + warp] = v.s;
   }
   __syncthreads();
-  if (warp == 0) {
-    KilnOnline w = lane < warps ? KilnOnline{scratch[lane], scratch[33 + lane]} : kiln_online_identity();
-    w = kiln_warp_online(w);
-    if (lane == 0) {
-      scratch[32] = w.m;
-      scratch[65] = w.s;
-    }
-  }
-  __syncthreads();
-  return {scratch[32], scratch[65]};
+  return kiln_warp_online(lane < warps ? KilnOnline{half[lane], half[32 + lane]} : kiln_online_identity());
 }
 
 // ---- thread-block clusters (sm_90): blocks of one cluster share a row and
@@ -303,40 +293,62 @@ __device__ __forceinline__ unsigned kiln_cluster_count() {
 __device__ __forceinline__ void kiln_cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
-__device__ __forceinline__ float kiln_cluster_load(const float* local, unsigned rank) {
+// A block may write another's shared memory only once that block has started.
+// A cluster reduction's kernel arrives on entry, and its first reduction waits
+// for every block's arrival before it writes: the loads between overlap it.
+__device__ __forceinline__ void kiln_cluster_arrive() {
+  asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void kiln_cluster_wait() {
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void kiln_cluster_store(float* local, unsigned rank, float value) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(local));
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(address), "r"(rank));
-  float value;
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(remote) : "memory");
-  return value;
+  asm volatile("st.shared::cluster.f32 [%0], %1;" ::"r"(remote), "f"(value) : "memory");
 }
-// Each block publishes its block-level result in `slot` (a shared float of
-// its own); after the barrier every block combines all ranks in rank order,
-// so all blocks hold the same value. The second barrier keeps every block
-// alive until the others have read its slot.
+// Every thread of the cluster gets the result, after one cluster barrier. Each
+// warp's lane r writes the warp's partial into block r's `partials`, at this
+// block's rank and warp; after the barrier each warp combines the whole
+// cluster's partials from its own block's shared memory, all warps of all
+// blocks in the same order, so every thread holds the same value. `partials`
+// holds 2 * kBlocks * 32 floats, two halves taken in turn as in
+// kiln_block_reduce: a block writes a half again only past the barrier of the
+// reduction between, which no block reaches before it has read the half. No
+// block reads another's memory, and none writes after its last barrier, so a
+// block may exit as soon as it has its result.
 template <typename Op, int kBlocks>
-__device__ __forceinline__ float kiln_cluster_reduce(float block_value, float* slot) {
-  if (threadIdx.x == 0) *slot = block_value;
+__device__ __forceinline__ float kiln_cluster_reduce(float v, float* partials, int& turn) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  if (turn == 0) kiln_cluster_wait();
+  float* half = partials + (turn++ & 1) * kBlocks * 32;
+  v = kiln_warp_reduce<Op>(v);
+  if (lane < kBlocks) kiln_cluster_store(half + kiln_cluster_rank() * warps + warp, lane, v);
   kiln_cluster_sync();
-  float v = Op::identity();
-#pragma unroll
-  for (int r = 0; r < kBlocks; ++r) v = Op::combine(v, kiln_cluster_load(slot, r));
-  kiln_cluster_sync();
-  return v;
+  float w = Op::identity();
+  for (int i = lane; i < kBlocks * warps; i += 32) w = Op::combine(w, half[i]);
+  return kiln_warp_reduce<Op>(w);
 }
+// kiln_cluster_reduce's rule for the online statistics; `partials` holds
+// 4 * kBlocks * 32 floats (each half: the maxima, then the sums).
 template <int kBlocks>
-__device__ __forceinline__ KilnOnline kiln_cluster_online(KilnOnline block_value, float* slots) {
-  if (threadIdx.x == 0) {
-    slots[0] = block_value.m;
-    slots[1] = block_value.s;
+__device__ __forceinline__ KilnOnline kiln_cluster_online(KilnOnline v, float* partials, int& turn) {
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = (blockDim.x + 31) >> 5;
+  if (turn == 0) kiln_cluster_wait();
+  float* half = partials + (turn++ & 1) * 2 * kBlocks * 32;
+  v = kiln_warp_online(v);
+  if (lane < kBlocks) {
+    const int at = kiln_cluster_rank() * warps + warp;
+    kiln_cluster_store(half + at, lane, v.m);
+    kiln_cluster_store(half + kBlocks * 32 + at, lane, v.s);
   }
   kiln_cluster_sync();
-  KilnOnline v = kiln_online_identity();
-#pragma unroll
-  for (int r = 0; r < kBlocks; ++r) {
-    v = kiln_online_combine(v, {kiln_cluster_load(slots, r), kiln_cluster_load(slots + 1, r)});
-  }
-  kiln_cluster_sync();
-  return v;
+  KilnOnline w = kiln_online_identity();
+  for (int i = lane; i < kBlocks * warps; i += 32) w = kiln_online_combine(w, {half[i], half[kBlocks * 32 + i]});
+  return kiln_warp_online(w);
 }
