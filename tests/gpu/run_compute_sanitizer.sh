@@ -37,14 +37,16 @@ for binary in tests/runtime_test tests/gpu_test kiln; do
   [ -x "$build/$binary" ] || { echo "$build/$binary is not built"; exit 2; }
 done
 mkdir -p "$logs"
-ffma_graph="$logs/matmul_relu_64x128x1024_f32.textproto"
-"$build/kiln" workload matmul_relu f32 64x128x1024 --out="$ffma_graph" >/dev/null || exit 2
 ffma_runs=()
-for tile in ${KILN_SANITIZE_FFMA_TILES:-128x128x8:2:8 128x128x8:3:8 128x128x16:3:8 256x128x16:4:8}; do
-  for split in "" ":split-k=2"; do
-    ffma_runs+=("--kernel-name kns=f0_matmul --launch-count 2 $build/kiln run $ffma_graph --autotune=off --iters=1 --matmul-tile=$tile$split")
+if [[ " ${KILN_SANITIZE_SUITES:-} " == *" ffma "* ]]; then
+  ffma_graph="$logs/matmul_relu_64x128x1024_f32.textproto"
+  "$build/kiln" workload matmul_relu f32 64x128x1024 --out="$ffma_graph" >/dev/null || exit 2
+  for tile in ${KILN_SANITIZE_FFMA_TILES:-128x128x8:2:8 128x128x8:3:8 128x128x16:3:8 256x128x16:4:8}; do
+    for split in "" ":split-k=2"; do
+      ffma_runs+=("--kernel-name kns=f0_matmul --launch-count 2 $build/kiln run $ffma_graph --autotune=off --iters=1 --matmul-tile=$tile$split")
+    done
   done
-done
+fi
 declare -A suites=(
   [runtime]="$build/tests/runtime_test --gtest_filter=${KILN_SANITIZE_FILTER:-*Gpu*:-LoadedKernelGpuTest.LaunchErrorNamesTheKernel:LoadedKernelGpuTest.UnknownFunctionNameIsReported:NvtxRangesGpuTest.*}"
   [gpu]="$build/tests/gpu_test"
