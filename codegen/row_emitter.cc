@@ -12,6 +12,7 @@
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
 #include "codegen/reduce_ops.h"
+#include "graph/check.h"
 #include "graph/int_math.h"
 
 namespace kiln {
@@ -39,6 +40,14 @@ bool CostlyToRecompute(OpKind op) {
 // or a cluster of blocks.
 enum class Unit { kGroup, kThread, kBlock, kCluster };
 
+// Blocks of `threads` threads and `shared_bytes` of dynamic shared memory that
+// one SM can hold: 2048 threads (sm_80 and sm_90), and its shared memory.
+int BlocksPerSm(int threads, int64_t shared_bytes, const DeviceLimits& limits) {
+  constexpr int64_t kThreadsPerSm = 2048;
+  const int64_t by_shared = limits.BlocksBySharedMemory(shared_bytes + RowSchedule::kReductionSharedBytes);
+  return static_cast<int>(std::max<int64_t>(1, std::min(kThreadsPerSm / threads, by_shared)));
+}
+
 // Adds two spaces before every line of `code`, pragmas aside.
 std::string Indented(absl::string_view code) {
   std::string out;
@@ -50,8 +59,8 @@ std::string Indented(absl::string_view code) {
 
 class RowEmitter {
  public:
-  RowEmitter(const Graph& graph, const Kernel& kernel)
-      : graph_(graph), kernel_(kernel), row_(kernel.row()), signature_(graph, kernel) {}
+  RowEmitter(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits)
+      : graph_(graph), kernel_(kernel), row_(kernel.row()), limits_(limits), signature_(graph, kernel) {}
 
   absl::StatusOr<GeneratedKernel> Run();
 
@@ -105,6 +114,7 @@ class RowEmitter {
   const Graph& graph_;
   const Kernel& kernel_;
   const RowSchedule& row_;
+  const DeviceLimits& limits_;
   KernelSignature signature_;
   Dims full_shape_;
   Unit unit_ = Unit::kBlock;
@@ -119,6 +129,10 @@ class RowEmitter {
   int slots_ = 0;
   // Every slot's vector lies inside the segment, so no slot needs a bounds test.
   bool exact_ = false;
+  // The schedule put a block's segment of the row in shared memory
+  // (r_<input>[s * kThreads + lane]): each thread copies its vectors there
+  // with cp.async, and every pass reads them back as it comes to them.
+  bool rows_in_shared_ = false;
   // Column operands the element block being emitted reads as vectors.
   std::vector<NodeId> column_loads_;
   std::vector<NodeId> held_values_;
@@ -250,9 +264,15 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
     const std::string inner = absl::StrCat(indent, "  ");
     absl::flat_hash_map<NodeId, std::string> known = row_known_;
     for (NodeId input : inputs) {
-      known[input] = LoadConversion(
-          graph_.node(input).dtype,
-          absl::StrCat("h_", signature_.InputName(input), row_slot_, held_suffix, ".v[j]"));
+      const std::string name = signature_.InputName(input);
+      if (rows_in_shared_) {
+        absl::StrAppend(&body_, indent, "const KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
+                        " = r_", name, "[s * kThreads + lane];\n");
+        known[input] = LoadConversion(graph_.node(input).dtype, absl::StrCat("h_", name, ".v[j]"));
+      } else {
+        known[input] = LoadConversion(graph_.node(input).dtype,
+                                      absl::StrCat("h_", name, row_slot_, held_suffix, ".v[j]"));
+      }
     }
     if (reads_held) {
       for (NodeId n : held_values_) known[n] = absl::StrCat("held", n, held_suffix, "[j]");
@@ -521,10 +541,38 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // Slots hold a segment's whole vectors; an unaligned segment's ends go a lane an element.
   slots_ = static_cast<int>(CeilDiv(chunk / vec_, int64_t{lanes}));
   exact_ = aligned_ && chunk * row_.cluster_blocks == cols && chunk == int64_t{slots_} * lanes * vec_;
-  if (Persistent() && !full_outputs.empty() && !row_.stages.empty()) held_values_ = ChooseHeldValues(full_outputs);
+  // Shared memory of the segments; the static scratch of the reductions
+  // comes on top. The schedule's bound on them covers these exact bytes, and
+  // a block's or cluster's vectors are 16 bytes of the narrowest type.
+  int64_t row_shared_bytes = 0;
+  rows_in_shared_ = row_.segment_in_shared_memory;
+  if (rows_in_shared_) {
+    for (NodeId input : row_.pass_inputs.front()) {
+      const int64_t vector_bytes = vec_ * DTypeSize(graph_.node(input).dtype);
+      KILN_CHECK(vector_bytes % 16 == 0);
+      row_shared_bytes += int64_t{slots_} * lanes * vector_bytes;
+    }
+    const int64_t needed =
+        row_shared_bytes + RowSchedule::kReductionSharedBytes + DeviceLimits::kReservedSharedBytesPerBlock;
+    if (needed > limits_.shared_bytes_per_block) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          kernel_.name, ": the plan holds each block's row segment in shared memory, ", needed,
+          " bytes with the reductions' scratch, more than the ", limits_.shared_bytes_per_block,
+          " bytes a block of this device may have; plan for this device"));
+    }
+  }
+  // A row in shared memory is read again for the output pass, so nothing
+  // needs holding in registers across the reductions.
+  if (Persistent() && !rows_in_shared_ && !full_outputs.empty() && !row_.stages.empty()) {
+    held_values_ = ChooseHeldValues(full_outputs);
+  }
   const int block = staged ? row_.threads : grouped ? 32 * RowSchedule::kWarpsPerBlock : lanes;
 
-  absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block, ") ");
+  absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block);
+  // With the segment in shared memory, registers need not be what limits the
+  // blocks an SM holds: ask for as many as its threads and shared memory allow.
+  if (rows_in_shared_) absl::StrAppend(&body_, ", ", BlocksPerSm(block, row_shared_bytes, limits_));
+  absl::StrAppend(&body_, ") ");
   if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
   absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
                   "  constexpr long long kRows = ", row_.rows, "LL;\n  constexpr long long kCols = ", cols,
@@ -591,19 +639,33 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // has every row's loads in flight at once.
   std::string loads;
   if (Persistent()) {
+    if (rows_in_shared_) absl::StrAppend(&body_, "  extern __shared__ __align__(16) unsigned char kiln_rows[];\n");
+    int64_t row_offset = 0;
     for (NodeId input : row_.pass_inputs.front()) {
       const std::string name = signature_.InputName(input);
-      absl::StrAppend(staged ? &loads : &body_, "  KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
-                      grouped ? "[kGroupRows]" : "", "[kSlots];\n");
+      const std::string vector = absl::StrCat("KilnVec<", StorageType(graph_.node(input).dtype), ", kV>");
+      std::string load;
+      if (rows_in_shared_) {
+        absl::StrAppend(&body_, "  ", vector, "* const r_", name, " = reinterpret_cast<", vector, "*>(kiln_rows + ",
+                        row_offset, ");\n");
+        row_offset += int64_t{slots_} * lanes * vec_ * DTypeSize(graph_.node(input).dtype);
+        load = absl::StrCat("kiln_copy_vec_async(&r_", name, "[s * kThreads + lane], ", name, " + g)");
+      } else {
+        absl::StrAppend(staged ? &loads : &body_, "  ", vector, " h_", name, grouped ? "[kGroupRows]" : "",
+                        "[kSlots];\n");
+        load = absl::StrCat("h_", name, row_slot_, "[s] = ", LoadAt(input, "g"));
+      }
       absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
                       "    const long long g = vec_begin + (static_cast<long long>(s) * kThreads + lane) * kV;\n",
-                      "    if (kExact || g < vec_end) h_", name, row_slot_, "[s] = ", LoadAt(input, "g"), ";\n  }\n");
+                      "    if (kExact || g < vec_end) ", load, ";\n  }\n");
       if (!aligned_) {
         absl::StrAppend(&body_, "  ", StorageType(graph_.node(input).dtype), " e_", name,
                         grouped ? "[kGroupRows] = {}" : " = 0", ";\n");
         absl::StrAppend(&loads, "  if (edge_live) e_", name, row_slot_, " = ", name, "[edge_i];\n");
       }
     }
+    // Each thread reads back only the vectors it copied, so no barrier.
+    if (rows_in_shared_) absl::StrAppend(&loads, "  kiln_copy_wait();\n");
     if (grouped) {
       absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
                       Indented(loads), "  }\n");
@@ -677,6 +739,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   generated.body = std::move(body_);
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;
+  if (rows_in_shared_) generated.launch.shared_bytes = static_cast<unsigned>(row_shared_bytes);
   const int64_t rows_per_block = staged ? int64_t{row_.threads} * group_rows
                                         : int64_t{RowSchedule::kWarpsPerBlock} * (32 / lanes) * group_rows;
   absl::StatusOr<unsigned> grid = LaunchGrid(
@@ -688,8 +751,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
 
 }  // namespace
 
-absl::StatusOr<GeneratedKernel> EmitRowKernel(const Graph& graph, const Kernel& kernel, const DeviceLimits&) {
-  return RowEmitter(graph, kernel).Run();
+absl::StatusOr<GeneratedKernel> EmitRowKernel(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits) {
+  return RowEmitter(graph, kernel, limits).Run();
 }
 
 }  // namespace kiln

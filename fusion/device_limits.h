@@ -20,6 +20,8 @@ struct DeviceLimits {
   int max_cluster_blocks = 8;                // portable thread-block cluster size
   bool supports_clusters = true;
   int64_t shared_bytes_per_block = 227 * 1024;  // opt-in dynamic shared memory
+  // Shared memory the driver keeps for itself in every block, beside that.
+  static constexpr int64_t kReservedSharedBytesPerBlock = 1024;
   // Rates for the roofline bound.
   double hbm_bytes_per_second = 4.22e12;    // measured copy rate, read + write
   double f32_flops_per_second = 67e12;
@@ -34,6 +36,13 @@ struct DeviceLimits {
   // Bytes of f32 row data one block may hold persistently: half the SM's
   // register file, so two blocks can still overlap their loads.
   int64_t BlockRowBudgetBytes() const { return registers_per_sm * 4 / 2; }
+
+  // Blocks one SM holds by shared memory when each takes `bytes_per_block`:
+  // the SM has one block's opt-in limit plus the reserve, and every block
+  // takes the reserve on top of its own bytes.
+  int64_t BlocksBySharedMemory(int64_t bytes_per_block) const {
+    return (shared_bytes_per_block + kReservedSharedBytesPerBlock) / (bytes_per_block + kReservedSharedBytesPerBlock);
+  }
 
   // wgmma and setmaxnreg exist on compute capability 9.0 alone, and only in
   // code built for its architecture-specific target, sm_90a.

@@ -63,6 +63,13 @@ struct RowSchedule {
   static constexpr int kWarpsPerBlock = 8;  // warp and packed strategies: each warp with its own rows
   int cluster_blocks = 1;          // blocks sharing one row
   int values_per_thread = 0;       // persistent strategies: row elements each thread holds
+  // Block and cluster persistent strategies: each block's segment of the row
+  // sits in shared memory, copied there without passing through registers,
+  // so that registers do not limit the blocks an SM holds.
+  bool segment_in_shared_memory = false;
+  // Shared memory a block's reductions keep beside the segment: a block's
+  // scratch, or a cluster's partials (4 * 8 * 32 floats at most).
+  static constexpr int64_t kReductionSharedBytes = 4 * 8 * 32 * 4;
   // Reduction stages in order; stage i's reductions can start once all earlier
   // stages are done. A max followed by a sum of exp(t - max) over the same t is
   // one stage, computed with the online recurrence.

@@ -147,6 +147,31 @@ __device__ __forceinline__ KilnVec<T, N> kiln_load_cols(const T* __restrict__ p,
 
 // ---- staged rows: a block copies a contiguous span of a tensor between
 // global and shared memory in 16-byte vectors, whatever the rows' length ----
+// Starts copying 16 aligned bytes from global to shared memory without
+// passing them through registers; kiln_copy_wait finishes the calling
+// thread's copies.
+__device__ __forceinline__ void kiln_copy16_async(void* dst, const void* __restrict__ src) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+#else
+  *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+#endif
+}
+__device__ __forceinline__ void kiln_copy_wait() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+// One whole vector, a multiple of 16 bytes.
+template <typename T, int N>
+__device__ __forceinline__ void kiln_copy_vec_async(KilnVec<T, N>* dst, const T* __restrict__ src) {
+  static_assert(sizeof(KilnVec<T, N>) % 16 == 0, "copies go 16 bytes at a time");
+#pragma unroll
+  for (int k = 0; k < static_cast<int>(sizeof(KilnVec<T, N>) / 16); ++k) {
+    kiln_copy16_async(reinterpret_cast<uint4*>(dst) + k, reinterpret_cast<const uint4*>(src) + k);
+  }
+}
 // Starts copying src[0, count) to dst (both 16-byte aligned); kiln_stage_wait
 // finishes every copy of the block. cp.async keeps all of a thread's copies
 // in flight at once without registers to land them in.
@@ -154,20 +179,11 @@ template <typename T>
 __device__ __forceinline__ void kiln_stage_load(T* dst, const T* __restrict__ src, long long count) {
   constexpr int kE = 16 / sizeof(T);
   const long long vectors = count / kE;
-  for (long long k = threadIdx.x; k < vectors; k += blockDim.x) {
-#if __CUDA_ARCH__ >= 800
-    const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst + k * kE));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src + k * kE) : "memory");
-#else
-    *reinterpret_cast<uint4*>(dst + k * kE) = *reinterpret_cast<const uint4*>(src + k * kE);
-#endif
-  }
+  for (long long k = threadIdx.x; k < vectors; k += blockDim.x) kiln_copy16_async(dst + k * kE, src + k * kE);
   for (long long k = vectors * kE + threadIdx.x; k < count; k += blockDim.x) dst[k] = src[k];
 }
 __device__ __forceinline__ void kiln_stage_wait() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+  kiln_copy_wait();
   __syncthreads();
 }
 // Copies src[0, count) in shared memory to dst once every thread of the

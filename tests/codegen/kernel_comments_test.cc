@@ -51,7 +51,7 @@ TEST(KernelCommentsTest, ParametersNameTheirValuesAndNeighbours) {
 TEST(KernelCommentsTest, ClusterAndSharedMemoryAreShown) {
   GraphBuilder b;
   Value x = b.Input("x", DType::kF32, {512, 131072});
-  Value y = (Exp(x) / ReduceSum(Exp(x), {1}, true)).Named("y");  // split over a cluster of 8
+  Value y = (Exp(x) / ReduceSum(Exp(x), {1}, true)).Named("y");  // split over a cluster of 8, 64 KB a block
   Value a = b.Input("a", DType::kBF16, {1024, 1024});
   Value w = b.Input("w", DType::kBF16, {1024, 1024});
   Value c = Relu(Matmul(a, w)).Named("c");
@@ -69,7 +69,7 @@ TEST(KernelCommentsTest, ClusterAndSharedMemoryAreShown) {
               std::string::npos)
         << comments[k];
   }
-  EXPECT_NE(comments[0].find("cluster 8, dynamic shared memory 0 bytes"), std::string::npos) << comments[0];
+  EXPECT_NE(comments[0].find("cluster 8, dynamic shared memory 65,536 bytes"), std::string::npos) << comments[0];
   // The matmul reads and writes through TMA descriptors of its tensors' memory.
   EXPECT_EQ(comments[1],
             "// ---- kernel f1_matmul: matmul, wgmma, 128x64x64 tiles, 8 stages, epilogue warps\n"

@@ -91,6 +91,47 @@ TEST(RowEmitterTest, UnalignedSoftmaxKeepsItsExpForTheOutputPass) {
   }
 }
 
+// A block of 1024 threads' or a cluster's segment goes to shared memory
+// (dynamic, past the static 48 KB where it must), not registers: each pass
+// reads its vectors back, nothing is held across the barriers, and the
+// launch bounds ask for as many blocks an SM as threads and shared memory
+// allow.
+TEST(RowEmitterTest, BigBlocksAndClustersHoldTheirSegmentInSharedMemory) {
+  struct Expected {
+    Graph graph;
+    std::string bounds;
+    unsigned shared_bytes;
+  };
+  for (const Expected& e :
+       {Expected{SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256), "(512, 4)", 4 * 512 * 16},
+        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 16384, 32768), "(1024, 2)", 4 * 1024 * 16},
+        Expected{SweepRowGraph(RowOp::kSoftmax, DType::kF32, 512, 131071), "(512, 3)", 8 * 512 * 16}}) {
+    const GeneratedKernel kernel = RowKernel(e.graph);
+    SCOPED_TRACE(kernel.body.substr(0, 200));
+    EXPECT_THAT(kernel.body, HasSubstr("__launch_bounds__" + e.bounds));
+    EXPECT_THAT(kernel.body, HasSubstr("extern __shared__ __align__(16) unsigned char kiln_rows[];"));
+    EXPECT_THAT(kernel.body, HasSubstr("kiln_copy_wait();"));
+    EXPECT_THAT(kernel.body, HasSubstr("= r_in0[s * kThreads + lane];"));
+    EXPECT_THAT(kernel.body, Not(HasSubstr("float held")));
+    EXPECT_EQ(kernel.launch.shared_bytes, e.shared_bytes);
+  }
+}
+
+// Blocks of fewer threads already overlap one block's reductions with
+// others' loads, and a segment that leaves room for one block an SM gains no
+// blocks: their segments stay in registers.
+TEST(RowEmitterTest, SmallBlocksAndOneBlockSegmentsStayInRegisters) {
+  for (const Graph& graph : {SweepRowGraph(RowOp::kRmsNorm, DType::kBF16, 16396, 4093),
+                             SweepRowGraph(RowOp::kLayerNorm, DType::kF32, 8193, 8191),
+                             SweepRowGraph(RowOp::kSoftmax, DType::kF32, 256, 262144)}) {
+    const GeneratedKernel kernel = RowKernel(graph);
+    SCOPED_TRACE(kernel.body.substr(0, 200));
+    EXPECT_THAT(kernel.body, HasSubstr("h_in0[s] = kiln_load_vec<"));
+    EXPECT_THAT(kernel.body, Not(HasSubstr("kiln_rows")));
+    EXPECT_EQ(kernel.launch.shared_bytes, 0u);
+  }
+}
+
 // Looped and split kernels on unaligned rows: whole vectors in the loop, the
 // ends loaded a lane an element in each pass.
 TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {

@@ -78,7 +78,7 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   ASSERT_EQ(explain.status, 0) << explain.err;
   EXPECT_THAT(explain.out,
               HasSubstr("  why: row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; "
-                        "split over a cluster of 8 blocks that holds it in registers, two blocks an SM\n"));
+                        "split over a cluster of 8 blocks, each block's segment held in shared memory\n"));
   Output looped = Kiln("plan --explain --no-clusters " + Bundled("softmax_naive_512x131072_f32"));
   EXPECT_THAT(looped.out, HasSubstr("fused:   1 kernel, 805,306,368 bytes"));  // x read twice
 

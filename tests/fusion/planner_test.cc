@@ -106,7 +106,23 @@ TEST(PlannerTest, LongSoftmaxSplitsOverAClusterAndSaysWhy) {
   EXPECT_EQ(int64_t{k.row().threads} * k.row().cluster_blocks * k.row().values_per_thread, 131072);
   EXPECT_EQ(k.row().reason,
             "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; split over a "
-            "cluster of 8 blocks that holds it in registers, two blocks an SM");
+            "cluster of 8 blocks, each block's segment held in shared memory");
+  EXPECT_TRUE(k.row().segment_in_shared_memory);
+}
+
+// A block's segment goes to shared memory only where two blocks fit an SM:
+// not on a device that gives a block 32 KB.
+TEST(PlannerTest, RowSegmentsStayInRegistersWhereSharedMemoryIsShort) {
+  const Graph graph = *SoftmaxNaive(DType::kBF16, 2048, 32768);  // 1024 threads, 64 KB a block
+  DeviceLimits small;
+  small.shared_bytes_per_block = 32 * 1024;
+  for (const auto& [limits, in_shared] : {std::pair{DeviceLimits{}, true}, std::pair{small, false}}) {
+    const Kernel k = PlanFusion(graph, limits)->kernels[0];
+    ASSERT_EQ(k.row().strategy, RowStrategy::kBlockPersistent);
+    ASSERT_EQ(k.row().threads, 1024);
+    EXPECT_EQ(k.row().segment_in_shared_memory, in_shared);
+    EXPECT_THAT(k.row().reason, HasSubstr(in_shared ? "each block's segment held in shared memory" : "held in registers"));
+  }
 }
 
 TEST(PlannerTest, LongSoftmaxWithoutClustersLoopsTwiceWithTheOnlineRecurrence) {
