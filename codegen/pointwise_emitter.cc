@@ -21,15 +21,23 @@ constexpr int kUnroll = 4;  // vectors in flight per thread and input
 
 absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Kernel& kernel,
                                                     const DeviceLimits&) {
-  const Dims& shape = graph.node(kernel.nodes.front()).shape;
+  // The outputs have the iteration shape; a node before them may be of a
+  // smaller shape that broadcasts (Group::broadcast_nodes).
+  const Dims& shape = graph.node(kernel.outputs.front()).shape;
   const int64_t n = NumElements(shape);
   KernelSignature signature(graph, kernel);
 
-  // Inputs of the full iteration shape stream as vectors; the rest broadcast.
+  // Inputs of as many elements as the iteration shape stream as vectors:
+  // each is read at the element's own flat index, since it differs from the
+  // iteration shape in size-1 dims at most (a unit reduction's operand
+  // [N,1] under its result [N], which no broadcast maps). The rest broadcast.
   std::vector<NodeId> streamed;
+  auto is_streamed = [&](NodeId input) {
+    return std::find(streamed.begin(), streamed.end(), input) != streamed.end();
+  };
   int64_t narrowest = 4;
   for (NodeId input : kernel.inputs) {
-    if (graph.node(input).shape == shape) {
+    if (NumElements(graph.node(input).shape) == n) {
       streamed.push_back(input);
       narrowest = std::min(narrowest, DTypeSize(graph.node(input).dtype));
     }
@@ -53,7 +61,7 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   std::vector<NodeId> row_inputs, splat_inputs;
   for (NodeId input : kernel.inputs) {
     const Node& node = graph.node(input);
-    if (node.shape == shape || IsComputedSource(node) || shape.empty() || per_element) continue;
+    if (is_streamed(input) || IsComputedSource(node) || shape.empty() || per_element) continue;
     const int64_t last_stride = BroadcastStrides(node.shape, shape).back();
     if (last_stride == 1) row_inputs.push_back(input);
     if (last_stride == 0) splat_inputs.push_back(input);
