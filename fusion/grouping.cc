@@ -57,8 +57,8 @@ class Grouper {
   bool Reaches(int from, int target) const;
   void Place(NodeId n, int gid);
   int NewGroup(NodeId n);
-  // The row group that absorbs pointwise group `gid`, or -1 (see AbsorbBroadcastProducers).
-  int AbsorbingRowGroup(int gid, const std::vector<std::vector<NodeId>>& users) const;
+  // The row or pointwise group that absorbs pointwise group `gid`, or -1 (see AbsorbBroadcastProducers).
+  int AbsorbingGroup(int gid, const std::vector<std::vector<NodeId>>& users) const;
   void AbsorbBroadcastProducers();
   std::vector<int> LaunchOrder() const;
   std::string Explain(NodeId producer, NodeId consumer) const;
@@ -252,14 +252,15 @@ int Grouper::NewGroup(NodeId n) {
 }
 
 // Small pointwise groups are not worth their own kernel when they only turn
-// graph inputs into a broadcast operand of one row kernel: layernorm's
-// casts of its bf16 weight and bias [N] planned as two kernels of 5 us each
-// before the 160 us row kernel, plus two dependencies in the replayed graph.
-// Computed per element inside the row kernel they cost a few instructions and
-// no HBM traffic beyond reading their inputs once.
+// graph inputs into a broadcast operand of one row or pointwise kernel:
+// layernorm's casts of its bf16 weight and bias [N] planned as two kernels
+// of 5 us each before the 160 us row kernel, plus two dependencies in the
+// replayed graph (and, over rows of 1, where the normalization is pointwise,
+// beside it). Computed per element inside the kernel they cost a few
+// instructions and no HBM traffic beyond reading their inputs once.
 constexpr size_t kMaxAbsorbedNodes = 4;
 
-int Grouper::AbsorbingRowGroup(int gid, const std::vector<std::vector<NodeId>>& users) const {
+int Grouper::AbsorbingGroup(int gid, const std::vector<std::vector<NodeId>>& users) const {
   const Group& group = groups_[gid].group;
   if (group.kind != KernelKind::kPointwise || group.nodes.size() > kMaxAbsorbedNodes) return -1;
   int target = -1;
@@ -273,9 +274,9 @@ int Grouper::AbsorbingRowGroup(int gid, const std::vector<std::vector<NodeId>>& 
       const int h = group_of_[u];
       if (h == gid) continue;
       if (h < 0 || (target >= 0 && h != target)) return -1;
-      const Group& row = groups_[h].group;
-      if (row.kind != KernelKind::kRowReduction || node(u).shape != row.shape ||
-          NumElements(group.shape) >= NumElements(row.shape)) {
+      const Group& absorbing = groups_[h].group;
+      if ((absorbing.kind != KernelKind::kRowReduction && absorbing.kind != KernelKind::kPointwise) ||
+          node(u).shape != absorbing.shape || NumElements(group.shape) >= NumElements(absorbing.shape)) {
         return -1;
       }
       target = h;
@@ -292,16 +293,17 @@ void Grouper::AbsorbBroadcastProducers() {
     }
   }
   for (int gid = 0; gid < static_cast<int>(groups_.size()); ++gid) {
-    const int target = AbsorbingRowGroup(gid, users);
+    const int target = AbsorbingGroup(gid, users);
     if (target < 0) continue;
-    GroupState& row = groups_[target];
+    GroupState& absorbing = groups_[target];
     for (NodeId n : groups_[gid].group.nodes) {
-      row.group.nodes.insert(std::upper_bound(row.group.nodes.begin(), row.group.nodes.end(), n), n);
-      row.group.broadcast_nodes.push_back(n);
-      row.min_node = std::min(row.min_node, n);
+      absorbing.group.nodes.insert(std::upper_bound(absorbing.group.nodes.begin(), absorbing.group.nodes.end(), n),
+                                   n);
+      absorbing.group.broadcast_nodes.push_back(n);
+      absorbing.min_node = std::min(absorbing.min_node, n);
       group_of_[n] = target;
     }
-    row.reads_from.erase(gid);
+    absorbing.reads_from.erase(gid);
     groups_[gid].group.nodes.clear();
   }
 }

@@ -20,9 +20,10 @@ struct Group {
   Dims row_shape;    // row groups: the full shape with reduced axes set to 1
   Dims reduced_shape;  // row groups: the full shape without the reduced axes
   std::vector<NodeId> nodes;  // ascending
-  // Row groups: nodes of a smaller shape, computed from graph inputs alone,
-  // that the kernel computes per element at their broadcast index instead of
-  // reading them from another kernel (the cast of a layernorm's weight [N]).
+  // Row and pointwise groups: nodes of a smaller shape, computed from graph
+  // inputs alone, that the kernel computes per element at their broadcast
+  // index instead of reading them from another kernel (the cast of a
+  // layernorm's weight [N]).
   std::vector<NodeId> broadcast_nodes;
 };
 

@@ -24,7 +24,8 @@ const Case kCases[] = {
           node { name: "z" op: "input" dtype: F32 shape: [3, 4, 8] }
           node { name: "a" op: "exp" operand: "x" }
           node { name: "d" op: "add" operand: ["a", "z"] }
-          output: "d")pb",
+          output: "d"
+          output: "a")pb",
      "a", "d", "consumer shape [3,4,8] differs from the pointwise kernel's iteration shape [4,8]"},
     {"an epilogue that would grow a matmul's output",
      R"pb(node { name: "a" op: "input" dtype: F32 shape: [16, 8] }
