@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/cuda_types.h"
 #include "codegen/expr_emitter.h"
+#include "fusion/op_class.h"
 
 namespace kiln {
 
@@ -30,7 +31,7 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
   std::sort(needed.begin(), needed.end());
   for (NodeId n : needed) {
     const Node& node = graph_.node(n);
-    if (!IsElementwise(node.op)) {
+    if (ClassifyNode(graph_, n) != OpClass::kElementwise) {
       return absl::InternalError(absl::StrCat(NodeLabel(node), " must be known before element code uses it"));
     }
     std::vector<std::string> operands;

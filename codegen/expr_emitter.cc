@@ -83,6 +83,13 @@ absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<
       }
       break;
     }
+    // A reduction reaches element code only over axes of size 1 (fusion's
+    // IsUnitReduction): its value is its operand's. A sum or mean adds it to
+    // 0, as the reference does, so that -0 gives +0 there too.
+    case OpKind::kReduceSum:
+    case OpKind::kReduceMean: return absl::StrCat("(", a[0], " + 0.0f)");
+    case OpKind::kReduceMax:
+    case OpKind::kReduceMin: return a[0];
     default: break;
   }
   return absl::InternalError(absl::StrCat(NodeLabel(node), " is not elementwise"));

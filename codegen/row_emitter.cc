@@ -12,6 +12,7 @@
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
 #include "codegen/reduce_ops.h"
+#include "fusion/op_class.h"
 #include "graph/check.h"
 #include "graph/int_math.h"
 
@@ -66,6 +67,8 @@ class RowEmitter {
 
  private:
   bool IsFull(NodeId id) const { return graph_.node(id).shape == full_shape_; }
+  // A reduction over the rows; a unit reduction in the kernel is element code.
+  bool IsReduction(NodeId id) const { return ClassifyNode(graph_, id) == OpClass::kRowReduction; }
   // Computed once per element of the row: full-shape nodes and the plan's broadcast nodes.
   bool IsElementNode(NodeId id) const {
     return IsFull(id) ||
@@ -193,7 +196,7 @@ absl::flat_hash_set<NodeId> RowEmitter::ConeOf(const std::vector<NodeId>& roots)
   while (!stack.empty()) {
     const NodeId n = stack.back();
     stack.pop_back();
-    if (!IsFull(n) || OpFamilyOf(graph_.node(n).op) == OpFamily::kReduce) continue;
+    if (!IsFull(n) || IsReduction(n)) continue;
     if (std::find(kernel_.nodes.begin(), kernel_.nodes.end(), n) == kernel_.nodes.end()) continue;
     if (!cone.insert(n).second) continue;
     for (NodeId p : graph_.node(n).operands) stack.push_back(p);
@@ -434,7 +437,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
 absl::Status RowEmitter::EmitRowNodes() {
   for (NodeId n : kernel_.nodes) {
     const Node& node = graph_.node(n);
-    if (IsElementNode(n) || OpFamilyOf(node.op) == OpFamily::kReduce || row_known_.contains(n)) continue;
+    if (IsElementNode(n) || IsReduction(n) || row_known_.contains(n)) continue;
     const bool ready = std::all_of(node.operands.begin(), node.operands.end(), [&](NodeId p) {
       return row_known_.contains(p) || std::find(kernel_.nodes.begin(), kernel_.nodes.end(), p) == kernel_.nodes.end();
     });
@@ -503,7 +506,7 @@ std::string RowEmitter::RowLines(absl::string_view indent) const {
 
 absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   for (NodeId n : kernel_.nodes) {
-    if (OpFamilyOf(graph_.node(n).op) == OpFamily::kReduce) {
+    if (IsReduction(n)) {
       full_shape_ = graph_.node(graph_.node(n).operands[0]).shape;
       break;
     }

@@ -1,5 +1,8 @@
 #include "fusion/op_class.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
 namespace kiln {
 namespace {
 
@@ -24,11 +27,30 @@ OpClass ClassifyNode(const Graph& graph, NodeId id) {
     case OpFamily::kTranspose: return OpClass::kTranspose;
     case OpFamily::kSlice: return OpClass::kSlice;
     case OpFamily::kReduce: {
+      if (IsUnitReduction(graph, id)) return OpClass::kElementwise;
       const int64_t rank = static_cast<int64_t>(graph.node(node.operands[0]).shape.size());
       return AreTrailing(node.axes, rank) ? OpClass::kRowReduction : OpClass::kReduction;
     }
     default: return OpClass::kElementwise;
   }
+}
+
+bool IsUnitReduction(const Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
+  if (OpFamilyOf(node.op) != OpFamily::kReduce) return false;
+  const Dims& operand = graph.node(node.operands[0]).shape;
+  for (int64_t axis : node.axes) {
+    if (operand[axis] != 1) return false;
+  }
+  return true;
+}
+
+std::string UnitReductionReason(const Graph& graph, NodeId id) {
+  const Node& node = graph.node(id);
+  return absl::StrCat(NodeLabel(node), " reduces axes [", absl::StrJoin(node.axes, ","), "] of ",
+                      DimsString(graph.node(node.operands[0]).shape),
+                      ", all of size 1: each result is the one element it reduces, so it is computed elementwise "
+                      "(read once, written once) rather than as rows of 1 element");
 }
 
 NodeId ViewRoot(const Graph& graph, NodeId id) {

@@ -1,6 +1,7 @@
 // How the fusion planner sees each node.
 //
-//   ClassifyNode(graph, id)     -> OpClass::kRowReduction for sum(x, axis=1) of a [M,N] x
+//   ClassifyNode(graph, id)     -> OpClass::kRowReduction for sum(x, axis=1) of a [M,N] x,
+//                                  OpClass::kElementwise for the same sum of a [M,1] x
 //   RowGeometryOf(graph, id)    -> {full_shape [M,N], rows M, row_length N, row_shape [M,1]}
 //   ViewRoot(graph, id)         -> the node whose memory a reshape (of a reshape ...) reads
 #ifndef KILN_FUSION_OP_CLASS_H_
@@ -8,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "graph/graph.h"
 
@@ -25,6 +27,18 @@ enum class OpClass {
 };
 
 OpClass ClassifyNode(const Graph& graph, NodeId id);
+
+// A reduction whose reduced axes all have size 1 (mean(x, axis=1) of a
+// [M,1] x). Each result element is the one operand element at the same
+// row-major position, whatever the reduce op (a sum or mean of one value is
+// that value), so the planner classifies it as elementwise: a kernel reads
+// x once and writes the result once at the copy rate, where a row kernel of
+// 1-element rows ran at half of it.
+bool IsUnitReduction(const Graph& graph, NodeId id);
+
+// Why `id`, a unit reduction, is planned as elementwise, for reports:
+// "node "mu" (reduce_mean) reduces axes [1] of [4096,1], all of size 1: ...".
+std::string UnitReductionReason(const Graph& graph, NodeId id);
 
 // The tensor whose memory `id` reads: `id` itself unless it is a view, else
 // the first non-view at the end of its chain of operands. Planning, traffic

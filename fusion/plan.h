@@ -334,6 +334,13 @@ struct AttentionRefusal {
   std::string reason;
 };
 
+// A reduction over axes of size 1, planned as the elementwise copy it is
+// (fusion/op_class.h, IsUnitReduction), and why.
+struct UnitReduction {
+  NodeId reduction = -1;
+  std::string reason;
+};
+
 struct Plan {
   bool fused = true;
   std::vector<Kernel> kernels;
@@ -341,6 +348,7 @@ struct Plan {
   // Transposes a matmul reads as an operand layout: no kernel, no bytes.
   std::vector<LayoutFold> layout_folds;
   std::vector<AttentionRefusal> attention_refusals;
+  std::vector<UnitReduction> unit_reductions;
   // For each node: the kernel computing it, or -1 for inputs, constants and views.
   std::vector<int> kernel_of;
   Traffic total;

@@ -97,6 +97,17 @@ std::string AttentionRefusalsJson(const Graph& graph, const Plan& plan) {
   return JsonArrayLines(refusals, 2);
 }
 
+std::string UnitReductionsJson(const Graph& graph, const Plan& plan) {
+  std::vector<std::string> reductions;
+  for (const UnitReduction& u : plan.unit_reductions) {
+    reductions.push_back(JsonObject({
+        {"reduction", JsonString(graph.node(u.reduction).name)},
+        {"reason", JsonString(u.reason)},
+    }));
+  }
+  return JsonArrayLines(reductions, 2);
+}
+
 }  // namespace
 
 std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Plan& fused, const Plan& unfused,
@@ -114,6 +125,7 @@ std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Pla
   if (explain) {
     members.push_back({"boundaries", BoundariesJson(graph, fused)});
     members.push_back({"attention_refusals", AttentionRefusalsJson(graph, fused)});
+    members.push_back({"unit_reductions", UnitReductionsJson(graph, fused)});
   }
   return JsonObjectLines(members, 0) + "\n";
 }

@@ -97,6 +97,7 @@ std::string PlanExplain(const Graph& graph, const Plan& plan) {
                     "\n");
     if (const std::string why = k.Reason(); !why.empty()) absl::StrAppend(&out, "  why: ", why, "\n");
   }
+  for (const UnitReduction& u : plan.unit_reductions) absl::StrAppend(&out, "elementwise: ", u.reason, "\n");
   if (plan.boundaries.empty()) {
     absl::StrAppend(&out, "no fusion boundaries: every producer shares its consumer's kernel\n");
   }

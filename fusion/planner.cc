@@ -194,6 +194,14 @@ absl::StatusOr<Plan> BuildPlan(const Graph& user_graph, const DeviceLimits& limi
   plan.kernel_of = grouping.group_of;
   plan.boundaries = std::move(grouping.boundaries);
 
+  // An attention chain runs its softmax's reductions as such, whatever their length.
+  for (NodeId n = 0; n < graph.size(); ++n) {
+    const int k = plan.kernel_of[n];
+    if (k >= 0 && grouping.groups[k].kind != KernelKind::kAttention && IsUnitReduction(graph, n)) {
+      plan.unit_reductions.push_back({.reduction = n, .reason = UnitReductionReason(graph, n)});
+    }
+  }
+
   std::vector<bool> is_output(graph.size(), false);
   for (NodeId id : graph.outputs()) is_output[id] = true;
   const std::vector<std::vector<NodeId>> users = graph.Users();

@@ -57,7 +57,6 @@ std::string Bytes(int64_t bytes) {
   return absl::StrCat(bytes, " B");
 }
 
-bool IsReduction(const Node& node) { return OpFamilyOf(node.op) == OpFamily::kReduce; }
 
 // The widest vector (16 bytes of the narrowest type, at most 8 elements) that
 // divides the row, so every row starts on a vector boundary.
@@ -79,6 +78,8 @@ class RowScheduler {
  private:
   bool InGroup(NodeId id) const { return members_.contains(id); }
   bool IsFull(NodeId id) const { return graph_.node(id).shape == group_.shape; }
+  // A reduction over the rows; a unit reduction in the group is elementwise.
+  bool IsReduction(NodeId id) const { return ClassifyNode(graph_, id) == OpClass::kRowReduction; }
   // The max reduction m when `sum` is sum(exp(t - m)) with m = max(t) in the group.
   NodeId OnlineSoftmaxPartner(NodeId sum) const;
   void AssignStages(bool merge_online);
@@ -121,7 +122,7 @@ NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
   if (!InGroup(d) || graph_.node(d).op != OpKind::kSub) return -1;
   const NodeId t = graph_.node(d).operands[0];
   const NodeId m = graph_.node(d).operands[1];
-  if (!InGroup(m) || graph_.node(m).op != OpKind::kReduceMax || graph_.node(m).operands[0] != t) {
+  if (!InGroup(m) || !IsReduction(m) || graph_.node(m).op != OpKind::kReduceMax || graph_.node(m).operands[0] != t) {
     return -1;
   }
   if (!IsFull(t) || !IsFull(d)) return -1;
@@ -138,7 +139,7 @@ void RowScheduler::AssignStages(bool merge_online) {
     for (NodeId p : node.operands) {
       if (InGroup(p)) level = std::max(level, level_[p]);
     }
-    if (IsReduction(node)) {
+    if (IsReduction(n)) {
       int stage = level;
       const NodeId partner = merge_online ? OnlineSoftmaxPartner(n) : -1;
       if (partner >= 0) {
@@ -164,7 +165,7 @@ std::vector<NodeId> RowScheduler::FullInputsReachedFrom(const std::vector<NodeId
     for (NodeId p : graph_.node(n).operands) {
       if (!seen.insert(p).second) continue;
       if (InGroup(p)) {
-        if (!IsReduction(graph_.node(p))) stack.push_back(p);
+        if (!IsReduction(p)) stack.push_back(p);
       } else if (IsFull(p) && !IsScalarConstant(graph_.node(p))) {
         found.push_back(p);
       }
@@ -365,7 +366,7 @@ RowSchedule RowScheduler::Run() {
   }
   bool full_after_reduction = false;
   for (NodeId n : group_.nodes) {
-    if (IsFull(n) && !IsReduction(graph_.node(n)) && level_[n] > 0) full_after_reduction = true;
+    if (IsFull(n) && !IsReduction(n) && level_[n] > 0) full_after_reduction = true;
   }
   const bool needs_hold = stages_.size() > 1 || full_after_reduction;
   int64_t held = 0;

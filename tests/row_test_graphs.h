@@ -7,6 +7,7 @@
 #define KILN_TESTS_ROW_TEST_GRAPHS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "frontends/builder.h"
 
@@ -41,46 +42,54 @@ inline const char* RowOpName(RowOp op) {
   return "?";
 }
 
-// The graph bench/sweep writes as <op>_<rows>x<cols>_<dtype>: sum and max
-// reduce the input as it is; the others cast 16-bit inputs (and weights) to
-// f32 and the result back. logsumexp's result is [rows, 1], the others' full.
-inline Graph SweepRowGraph(RowOp op, DType dtype, int64_t rows, int64_t cols) {
+// The graph bench/sweep writes as <op>_<rows>x<cols>_<dtype>, over the last
+// axis of any shape: sum and max reduce the input as it is; the others cast
+// 16-bit inputs (and weights [last dim]) to f32 and the result back.
+// logsumexp's result has a last dim of 1, sum's and max's none, the others'
+// the input's shape.
+inline Graph RowOpGraph(RowOp op, DType dtype, const Dims& shape) {
   GraphBuilder b;
   const bool wide = dtype != DType::kF32;
-  Value input = b.Input("x", dtype, {rows, cols});
-  if (op == RowOp::kSum) return *b.Build({ReduceSum(input, {1}).Named("y")});
-  if (op == RowOp::kMax) return *b.Build({ReduceMax(input, {1}).Named("y")});
+  const std::vector<int64_t> last = {static_cast<int64_t>(shape.size()) - 1};
+  const int64_t cols = shape.back();
+  Value input = b.Input("x", dtype, shape);
+  if (op == RowOp::kSum) return *b.Build({ReduceSum(input, last).Named("y")});
+  if (op == RowOp::kMax) return *b.Build({ReduceMax(input, last).Named("y")});
   auto f32 = [&](Value v) { return wide ? Cast(v, DType::kF32) : v; };
   const Value x = f32(input);
   Value y = x;
   switch (op) {
     case RowOp::kSoftmax: {
-      const Value e = Exp(x - ReduceMax(x, {1}, true));
-      y = e / ReduceSum(e, {1}, true);
+      const Value e = Exp(x - ReduceMax(x, last, true));
+      y = e / ReduceSum(e, last, true);
       break;
     }
     case RowOp::kLogSumExp: {
-      const Value m = ReduceMax(x, {1}, true);
-      y = Log(ReduceSum(Exp(x - m), {1}, true)) + m;
+      const Value m = ReduceMax(x, last, true);
+      y = Log(ReduceSum(Exp(x - m), last, true)) + m;
       break;
     }
     case RowOp::kLayerNorm: {
       const Value w = f32(b.Input("w", dtype, {cols}));
       const Value bias = f32(b.Input("b", dtype, {cols}));
-      const Value d = x - ReduceMean(x, {1}, true);
-      const Value n = d * Rsqrt(ReduceMean(d * d, {1}, true) + b.Constant(1e-5, DType::kF32));
+      const Value d = x - ReduceMean(x, last, true);
+      const Value n = d * Rsqrt(ReduceMean(d * d, last, true) + b.Constant(1e-5, DType::kF32));
       y = n * w + bias;
       break;
     }
     case RowOp::kRmsNorm: {
       const Value w = f32(b.Input("w", dtype, {cols}));
-      const Value r = Rsqrt(ReduceMean(x * x, {1}, true) + b.Constant(1e-5, DType::kF32));
+      const Value r = Rsqrt(ReduceMean(x * x, last, true) + b.Constant(1e-5, DType::kF32));
       y = x * r * w;
       break;
     }
     default: break;
   }
   return *b.Build({(wide ? Cast(y, dtype) : y).Named("y")});
+}
+
+inline Graph SweepRowGraph(RowOp op, DType dtype, int64_t rows, int64_t cols) {
+  return RowOpGraph(op, dtype, {rows, cols});
 }
 
 // Row kernels with fused epilogues and more operands than the sweep's: a

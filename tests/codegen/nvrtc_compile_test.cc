@@ -18,6 +18,7 @@
 #include "tests/constant_test_graphs.h"
 #include "tests/matmul_test_graphs.h"
 #include "tests/onnx_models.h"
+#include "tests/row_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -83,6 +84,26 @@ TEST(NvrtcCompileTest, EveryElementwiseOpAndLayoutKernel) {
   Value t = Transpose(half, {1, 0}).Named("t");
   Value rmean = ReduceMean(half, {1}, true).Named("rmean");
   ExpectEveryKernelCompiles(*b.Build({col, t, rmean}));
+}
+
+// Reductions over axes of size 1 are pointwise work: the sweep's row ops
+// over rows of 1 in every float type, rows of 1 in three dims, the row
+// epilogue graphs (two full inputs, two outputs), a unit reduction of a row
+// kernel's per-row value, and one that drops its axis.
+TEST(NvrtcCompileTest, UnitReductionsCompileAsPointwise) {
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    for (RowOp op : kRowOps) ExpectEveryKernelCompiles(SweepRowGraph(op, dtype, 67108864, 1));
+    ExpectEveryKernelCompiles(RowOpGraph(RowOp::kLayerNorm, dtype, {8, 4096, 1}));
+    ExpectEveryKernelCompiles(ResidualNormSilu(dtype, 100003, 1));
+    ExpectEveryKernelCompiles(BiasedSoftmaxWithLogSumExp(dtype, 100003, 1));
+  }
+  GraphBuilder b;
+  Value x = b.Input("x", DType::kBF16, {4096, 1000});
+  Value e = Exp(Cast(x, DType::kF32));
+  Value top = ReduceMax(ReduceSum(e, {1}, true), {1}, true);
+  Value column = b.Input("column", DType::kF16, {4096, 1});
+  ExpectEveryKernelCompiles(*b.Build({Cast(e / top, DType::kBF16), ReduceMin(column * 2.0, {1})}));
 }
 
 TEST(NvrtcCompileTest, MatmulOnEveryPathWithEpilogues) {

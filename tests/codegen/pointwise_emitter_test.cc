@@ -1,7 +1,8 @@
 // Pointwise kernels with broadcast operands compile with NVRTC for sm_90a
 // (no GPU needed) and read a broadcast row as one vector and a broadcast
 // column as one element per vector where every vector lies in one row; a
-// whole tile (all but the last block's) loads without bounds checks.
+// whole tile (all but the last block's) loads without bounds checks. A
+// reduction over axes of size 1 streams its operand and copies its value.
 #include "codegen/pointwise_emitter.h"
 
 #include <string>
@@ -13,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tests/pointwise_test_graphs.h"
+#include "tests/row_test_graphs.h"
 
 namespace kiln {
 namespace {
@@ -106,6 +108,27 @@ TEST(PointwiseEmitterTest, EveryBroadcastVariantCompiles) {
       ExpectCompiles(k);
     }
   }
+}
+
+// A sum over rows of 1 that drops the axis: its operand [N,1] streams as
+// vectors at the result's flat index, and the sum of one value is that
+// value plus 0 (the reference's -0 + 0 = +0), with no index arithmetic.
+TEST(PointwiseEmitterTest, UnitReductionsStreamTheirOperand) {
+  const GeneratedKernel k = EmitOnly(SweepRowGraph(RowOp::kSum, DType::kBF16, 67108864, 1));
+  EXPECT_THAT(k.body, HasSubstr("x_in0[u] = kiln_load_vec<unsigned short, kV>(in0 + v * kV);"));
+  EXPECT_THAT(k.body, HasSubstr("const float v1 = (kiln_bf16_to_f32(x_in0[u].v[j]) + 0.0f);"));
+  EXPECT_THAT(k.body, Not(HasSubstr("%")));
+  ExpectCompiles(k);
+}
+
+// A layernorm over rows of 1 in bf16: x streams, the weight and bias casts
+// are computed per element from their one element, and the reductions copy.
+TEST(PointwiseEmitterTest, NormalizationOverRowsOfOneIsOneKernel) {
+  const GeneratedKernel k = EmitOnly(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 67108864, 1));
+  EXPECT_THAT(k.body, HasSubstr("x_in0[u] = kiln_load_vec<unsigned short, kV>(in0 + v * kV);"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(in1[0LL])"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(in2[0LL])"));
+  ExpectCompiles(k);
 }
 
 }  // namespace

@@ -90,7 +90,8 @@ TEST_F(PlanReportTest, JsonHoldsBothPlansEdgesAndTheExplanation) {
             "  \"boundaries\": [\n"
             "    {\"producer\": \"y\", \"consumer\": \"t\", \"reason\": \"a transpose runs as its own kernel\"}\n"
             "  ],\n"
-            "  \"attention_refusals\": []\n"
+            "  \"attention_refusals\": [],\n"
+            "  \"unit_reductions\": []\n"
             "}\n");
 }
 

@@ -144,10 +144,6 @@ TEST(RowScheduleTest, BlockThreadsFollowTheRowsBytes) {
 TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
   // A group's lanes are its threads.
   ExpectRowPlans({
-      {RowOp::kSoftmax, DType::kF32, 67108864, 1, RowStrategy::kPackedPersistent, 1, 1, 8,
-       "persistent (rows packed in warps), 1 lane per row, 256 rows per warp",
-       "row of 1 f32 = 4 B fits 1 lane's registers: 32 rows side by side in a warp, each lane group covering 8 "
-       "rows in turn (32 bytes in flight a thread)"},
       {RowOp::kSum, DType::kF32, 33554432, 2, RowStrategy::kPackedPersistent, 1, 1, 4,
        "persistent (rows packed in warps), 1 lane per row, 128 rows per warp",
        "row of 2 f32 = 8 B fits 1 lane: 32 rows side by side in a warp, each lane group covering 4 rows in turn "
@@ -179,12 +175,12 @@ TEST(RowScheduleTest, FewShortRowsKeepOneRowAGroup) {
   EXPECT_EQ(plan.kernels[0].Strategy(), "persistent (rows packed in warps), 1 lane per row, 32 rows per warp");
 }
 
-// Short rows that no vector fits (odd lengths, rows of 3 f32 on 4 lanes, 2-byte
-// loads of bf16 rows of 1) are staged: a block copies its rows' contiguous
-// span into shared memory as 16-byte vectors and a thread reduces each row.
-// The span holds 40 KiB of inputs and full-shape outputs at most, and shrinks
-// where fewer than four blocks an SM would remain. The first five are the
-// sweep's cliffs on the H200.
+// Short rows that no vector fits (odd lengths, rows of 3 f32 on 4 lanes) are
+// staged: a block copies its rows' contiguous span into shared memory as
+// 16-byte vectors and a thread reduces each row. The span holds 40 KiB of
+// inputs and full-shape outputs at most, and shrinks where fewer than four
+// blocks an SM would remain. The first four are the sweep's cliffs on the
+// H200. (Rows of 1 are no rows: fusion/op_class.h, IsUnitReduction.)
 TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
   ExpectRowPlans({
       {RowOp::kSum, DType::kBF16, 2033601, 33, RowStrategy::kStagedPersistent, 1, 256, 2,
@@ -200,10 +196,6 @@ TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
        "persistent (rows staged in shared memory), 128 rows per block",
        "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 128 rows "
        "(33 KiB) in shared memory with 16-byte copies and each of its 128 threads reduces a row"},
-      {RowOp::kLayerNorm, DType::kBF16, 67108864, 1, RowStrategy::kStagedPersistent, 1, 256, 32,
-       "persistent (rows staged in shared memory), 8192 rows per block",
-       "row of 1 f32 = 4 B: no vector both divides the row and fills a lane's load, so a block stages 8192 rows "
-       "(32 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 32 rows in turn"},
       {RowOp::kSoftmax, DType::kF32, 22369621, 3, RowStrategy::kStagedPersistent, 1, 256, 4,
        "persistent (rows staged in shared memory), 1024 rows per block",
        "row of 3 f32 = 12 B: no vector both divides the row and fills a lane's load, so a block stages 1024 rows "
@@ -233,7 +225,6 @@ TEST(RowScheduleTest, RowsThatVectorsFitAreNotStaged) {
     RowStrategy strategy;
   };
   const Case cases[] = {
-      {RowOp::kSoftmax, DType::kF32, 67108864, 1, RowStrategy::kPackedPersistent},
       {RowOp::kSum, DType::kF32, 33554432, 2, RowStrategy::kPackedPersistent},
       {RowOp::kSum, DType::kBF16, 33554432, 2, RowStrategy::kPackedPersistent},
       {RowOp::kSoftmax, DType::kF32, 1000000, 12, RowStrategy::kPackedPersistent},
