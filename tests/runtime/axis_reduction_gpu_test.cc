@@ -51,11 +51,13 @@ DeviceLimits WithSms(int sm_count) {
   return limits;
 }
 
-// The kernel's split on `limits`, planned without a GPU.
+// The kernel's split on `limits`, planned without a GPU; 0 where the plan has
+// no axis reduction (a reduction over axes of size 1 is a pointwise kernel).
 int SplitOf(const Graph& graph, const DeviceLimits& limits) {
   absl::StatusOr<Plan> plan = PlanFusion(graph, limits);
   EXPECT_TRUE(plan.ok()) << plan.status();
-  return plan.ok() ? plan->kernels.front().axis_reduction().split : 0;
+  if (!plan.ok() || plan->kernels.front().kind != KernelKind::kReduction) return 0;
+  return plan->kernels.front().axis_reduction().split;
 }
 
 // Each case on the device's own limits, then unsplit (one SM's worth of
