@@ -194,9 +194,12 @@ class Sweep:
             for key in ("error", "kiln_error", "compile_error"):
                 if w.get(key):
                     self.warm_errors.append(f"{case.name}: {w[key]}")
-        errors = sum(1 for w in warmed if any(w.get(k) for k in ("error", "kiln_error", "compile_error")))
+        # A case the warm phase did not reach is no error: it waits for the next run.
+        unreached = sum(1 for w in warmed if w.get("not_reached"))
+        errors = sum(1 for w in warmed
+                     if not w.get("not_reached") and any(w.get(k) for k in ("error", "kiln_error", "compile_error")))
         self._log(f"== warm chunk {self.chunks}: {len(ready)} of {n} cases warmed with {self._jobs} workers in "
-                  f"{wall:.1f} s; {errors} with errors")
+                  f"{wall:.1f} s; {errors} with errors, {unreached} not reached in the time left")
         return ready
 
     def run(self, cases: list) -> None:

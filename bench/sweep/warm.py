@@ -184,7 +184,8 @@ class WarmPool:
             except concurrent.futures.process.BrokenProcessPool:
                 results.append({"name": futures[future].name, "error": "a warm worker died"})
         for future in not_done:
-            results.append({"name": futures[future].name, "error": "not warmed: the warm phase's time ran out"})
+            results.append({"name": futures[future].name, "error": "not warmed: the warm phase's time ran out",
+                            "not_reached": True})
         if not_done or any(r.get("error") == "a warm worker died" for r in results):
             self._stop()  # a fresh pool for the next chunk
         return results
