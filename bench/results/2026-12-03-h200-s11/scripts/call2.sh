@@ -36,7 +36,7 @@ for n in sorted({k[0] for k in d}):
     a=d[(n,'prev')]; b=d[(n,'new')]
     if a and b: print(f"{n:45s} prev {min(a):8.1f}  new {min(b):8.1f}  {min(a)/min(b):5.2f}x")
 PY
-left=$(( 480 - ($(date +%s) - start) ))
+left=$(( 380 - ($(date +%s) - start) ))
 if [ $left -gt 90 ]; then
   cp -r .gpu/sweep_s7 /tmp/d/sweep
   timeout $(( left + 20 )) python3 bench/sweep/run_sweep.py --kiln ".gpu/run kiln" --out /tmp/d/sweep --skip-done \
