@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/expect_status.h"
+#include "tests/node_names.h"
 
 namespace kiln {
 namespace {
@@ -29,12 +30,6 @@ Plans PlanBoth(const Graph& graph, const DeviceLimits& limits = DeviceLimits{}) 
   EXPECT_TRUE(fused.ok()) << fused.status();
   EXPECT_TRUE(unfused.ok()) << unfused.status();
   return {*fused, *unfused};
-}
-
-std::vector<std::string> NodeNames(const Graph& graph, const std::vector<NodeId>& ids) {
-  std::vector<std::string> names;
-  for (NodeId id : ids) names.push_back(graph.node(id).name);
-  return names;
 }
 
 TEST(PlannerTest, GeluF32MatchesDesignNumbers) {

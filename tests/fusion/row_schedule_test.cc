@@ -12,6 +12,7 @@
 #include "fusion/planner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/node_names.h"
 #include "tests/row_test_graphs.h"
 
 namespace kiln {
@@ -19,12 +20,6 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-
-std::vector<std::string> NodeNames(const Graph& graph, const std::vector<NodeId>& ids) {
-  std::vector<std::string> names;
-  for (NodeId id : ids) names.push_back(graph.node(id).name);
-  return names;
-}
 
 Plan Fused(const Graph& graph) {
   absl::StatusOr<Plan> plan = PlanFusion(graph, DeviceLimits{});
