@@ -337,8 +337,9 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
 // Smaller blocks already overlap one block's reductions with the others'
 // loads, and reading the segment back cost more than it gained: layernorm
 // [8193, 8191] f32 (512 threads) and rmsnorm [16396, 4093] bf16 (128) ran
-// 0.94x. A segment that leaves room for one block an SM gains nothing
-// either (softmax [256, 262144] f32: 128 KB a block, 0.98x).
+// 0.94x. A segment that leaves room for one block an SM gains no blocks, and
+// its two measured cases split (softmax [256, 262144] f32 0.98x, layernorm
+// [2097, 32000] f32 1.08x): it stays in registers until a profile says why.
 void RowScheduler::PlaceSegment(RowSchedule& s) const {
   // A block's vectors cover its share of the row, one more vector where the
   // share does not divide into them, and up to a vector a thread beyond.
