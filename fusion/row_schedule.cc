@@ -333,7 +333,7 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
 // threads an SM, one of 1024, and an SM had no loads in flight while its
 // blocks waited (s10 ncu: achieved occupancy 45-47%, membar and barrier
 // stalls 35-45% of the samples). With the segment in shared memory those
-// kernels took 32-45 registers and ran 1.02-1.21x faster on the H200 (s11).
+// kernels took 27-45 registers and ran 1.02-1.21x faster on the H200 (s11).
 // Smaller blocks already overlap one block's reductions with the others'
 // loads, and reading the segment back cost more than it gained: layernorm
 // [8193, 8191] f32 (512 threads) and rmsnorm [16396, 4093] bf16 (128) ran
