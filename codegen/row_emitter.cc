@@ -555,9 +555,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       KILN_CHECK(vector_bytes % 16 == 0);
       row_shared_bytes += int64_t{slots_} * lanes * vector_bytes;
     }
-    const int64_t needed =
-        row_shared_bytes + RowSchedule::kReductionSharedBytes + DeviceLimits::kReservedSharedBytesPerBlock;
-    if (needed > limits_.shared_bytes_per_block) {
+    const int64_t needed = row_shared_bytes + RowSchedule::kReductionSharedBytes;
+    if (limits_.BlocksBySharedMemory(needed) < 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           kernel_.name, ": the plan holds each block's row segment in shared memory, ", needed,
           " bytes with the reductions' scratch, more than the ", limits_.shared_bytes_per_block,
