@@ -147,6 +147,17 @@ TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
   }
 }
 
+// Indices are 32-bit unless one could overflow an int: the last element's,
+// plus a row and a block's vectors (2^20) past it.
+TEST(RowEmitterTest, IndicesAre32BitWhereNoneCanOverflow) {
+  EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kSum, DType::kF32, 528416, 127)), HasSubstr("using kiln_index = int;"));
+  // 1048062 x 2048 + 2048 + 2^20 = 2^31 - 2048.
+  EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kSum, DType::kF32, 1048062, 2048)),
+              HasSubstr("using kiln_index = int;"));
+  EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kSum, DType::kF32, 1048063, 2048)),
+              HasSubstr("using kiln_index = long long;"));
+}
+
 TEST(RowEmitterTest, DivisionByARowsSumIsAProductWithItsReciprocal) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{65536, 1024}, {8192, 8192}, {1335, 50257}, {16, 1 << 19}}) {
     SCOPED_TRACE(cols);
@@ -173,7 +184,7 @@ TEST(RowEmitterTest, PackedRowsReduceWithinTheirLaneGroup) {
   EXPECT_THAT(kernel.body, HasSubstr("h_in0[p][s] = kiln_load_vec<float, kV>(in0 + g);"));
   EXPECT_THAT(kernel.body, HasSubstr("kiln_group_reduce<KilnMax, kLanes>(acc"));
   EXPECT_THAT(kernel.body, HasSubstr("kiln_group_reduce<KilnSum, kLanes>(acc"));
-  EXPECT_THAT(kernel.body, HasSubstr("const long long row = row_live ? row_raw : kRows - 1;"));
+  EXPECT_THAT(kernel.body, HasSubstr("const kiln_index row = row_live ? row_raw : kRows - 1;"));
   EXPECT_THAT(kernel.body, HasSubstr("if (row_live) {"));
   EXPECT_THAT(kernel.body, Not(HasSubstr("return;")));
   // 32 rows a warp, 8 warps a block.
@@ -195,7 +206,7 @@ TEST(RowEmitterTest, StagedRowsReduceAThreadARowFromSharedMemory) {
                            "#pragma unroll 1\n  for (int p = 0; p < kGroupRows; ++p) {",
                            "h_in0[s] = kiln_load_vec<float, kV>(kiln_stage_in0 + (g - tile_base));",
                            "kiln_store_vec<float, kV>(kiln_stage_out0 + (g - tile_base), y_out0);",
-                           "const long long row = row_live ? row_raw : kRows - 1;", "if (row_live) {",
+                           "const kiln_index row = row_live ? row_raw : kRows - 1;", "if (row_live) {",
                            "kiln_stage_store(out0 + tile_base, kiln_stage_out0, tile_count);\n}"}) {
     EXPECT_THAT(kernel.body, HasSubstr(line));
   }
