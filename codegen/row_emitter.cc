@@ -25,6 +25,8 @@ constexpr int kLoopUnroll = 4;  // tiles in flight per thread in looped passes
 // last reduction pass computed for the output pass, instead of computing them
 // twice (softmax's exp: a bf16 row kernel is bound by its instructions).
 constexpr int64_t kHeldValueBudget = 32;
+// Most elements a lane reads of an unaligned row as scalars (below).
+constexpr int64_t kScalarRowSlots = 4;
 
 // Ops worth a register to compute once: the transcendental ones and division.
 bool CostlyToRecompute(OpKind op) {
@@ -554,6 +556,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   vec_ = static_cast<int>(std::min<int64_t>(16 / narrowest, 8));
   const bool packed = row_.strategy == RowStrategy::kPackedPersistent;
   while (vec_ > 1 && (vec_ > cols || (packed && cols % vec_ != 0) || staged)) vec_ /= 2;
+  // An unaligned row that a lane group covers in a few elements a lane is
+  // read as lane-strided scalars (each warp load 128 contiguous bytes for
+  // f32): vectors would leave ends to compute a lane an element, a quarter
+  // more work a lane on rows of 127, and shifted loads of column operands.
+  if (grouped && cols % vec_ != 0 && CeilDiv(cols, int64_t{lanes}) <= kScalarRowSlots) vec_ = 1;
   aligned_ = cols % vec_ == 0;
   // Cluster blocks split the row on vector boundaries.
   const int64_t chunk = AlignUp(CeilDiv(cols, row_.cluster_blocks), vec_);

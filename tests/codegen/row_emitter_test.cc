@@ -147,6 +147,21 @@ TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
   }
 }
 
+// An unaligned row of at most 4 elements a lane (rows of 127 for a warp)
+// reads lane-strided scalars: no ends a lane an element, and the weight and
+// bias at the row's own offsets. Longer rows keep their vectors.
+TEST(RowEmitterTest, ShortUnalignedRowsReadLaneStridedScalars) {
+  const std::string body = RowKernelBody(LayerNormWithWeights(DType::kF32, 528416, 127));
+  EXPECT_THAT(body, HasSubstr("constexpr int kV = 1;"));
+  EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
+  EXPECT_THAT(body, HasSubstr("if (kExact || g < vec_end) h_in0[p][s] = kiln_load_vec<float, kV>(in0 + g);"));
+  EXPECT_THAT(body, Not(HasSubstr("edge_live")));
+  EXPECT_THAT(body, Not(HasSubstr("kiln_load_cols")));
+  const std::string longer = RowKernelBody(SweepRowGraph(RowOp::kSum, DType::kF32, 528416, 131));
+  EXPECT_THAT(longer, HasSubstr("constexpr int kV = 4;"));
+  EXPECT_THAT(longer, HasSubstr("if (edge_live)"));
+}
+
 // Indices are 32-bit unless one could overflow an int: the last element's,
 // plus a row and a block's vectors (2^20) past it.
 TEST(RowEmitterTest, IndicesAre32BitWhereNoneCanOverflow) {
@@ -290,7 +305,7 @@ TEST(RowEmitterTest, ShortRowKernelsOfEveryOpCompile) {
 
 // The GPU suite's unaligned rows (tests/runtime/row_gpu_test.cc) under each
 // strategy, and its epilogue graphs, compile with NVRTC for sm_90a with
-// their ends a lane an element.
+// their ends a lane an element (rows of 67, 3 elements a lane, as scalars).
 TEST(RowEmitterTest, UnalignedKernelsOfEveryStrategyCompile) {
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{67, 67}, {67, 1021}, {37, 4097}, {7, 50257}, {1, 262139}}) {
     for (DType dtype : {DType::kF32, DType::kBF16}) {
@@ -298,7 +313,7 @@ TEST(RowEmitterTest, UnalignedKernelsOfEveryStrategyCompile) {
       for (const Graph& graph : {SweepRowGraph(RowOp::kSoftmax, dtype, rows, cols),
                                  SweepRowGraph(RowOp::kRmsNorm, dtype, rows, cols),
                                  ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
-        EXPECT_THAT(RowKernelBody(graph), HasSubstr("if (edge_live) {"));
+        EXPECT_THAT(RowKernelBody(graph), HasSubstr(cols == 67 ? "constexpr int kV = 1;" : "if (edge_live) {"));
       }
     }
   }

@@ -144,7 +144,7 @@ TEST_F(RowGpuTest, UnalignedRowsOfEveryOpMatchTheReference) {
 }
 
 // Unaligned rows under every strategy: a warp per row (odd lengths up to
-// 1023), a block per row, looped passes, split over a cluster (persistent
+// 1023; up to 128 as lane-strided scalars), a block per row, looped passes, split over a cluster (persistent
 // and looped, where each block's segment has its own ends), and lengths
 // shorter than two vectors; primes and vocabulary sizes among them.
 TEST_F(RowGpuTest, UnalignedRowsOfEveryStrategyMatchTheReference) {
@@ -153,10 +153,10 @@ TEST_F(RowGpuTest, UnalignedRowsOfEveryStrategyMatchTheReference) {
     int64_t rows, cols;
   };
   std::vector<RowCase> cases;
-  for (const Shape& c : {Shape{67, 9}, Shape{67, 15}, Shape{67, 41}, Shape{67, 257}, Shape{67, 999}, Shape{67, 1021},
-                         Shape{67, 1025}, Shape{37, 2053}, Shape{37, 4093}, Shape{37, 4095}, Shape{37, 4097},
-                         Shape{19, 8191}, Shape{11, 32749}, Shape{7, 50257}, Shape{5, 65521}, Shape{3, 128255},
-                         Shape{2, 131071}, Shape{1, 262139}}) {
+  for (const Shape& c : {Shape{67, 9}, Shape{67, 15}, Shape{67, 41}, Shape{67, 67}, Shape{67, 127}, Shape{67, 257},
+                         Shape{67, 999}, Shape{67, 1021}, Shape{67, 1025}, Shape{37, 2053}, Shape{37, 4093},
+                         Shape{37, 4095}, Shape{37, 4097}, Shape{19, 8191}, Shape{11, 32749}, Shape{7, 50257},
+                         Shape{5, 65521}, Shape{3, 128255}, Shape{2, 131071}, Shape{1, 262139}}) {
     for (RowOp op : {RowOp::kSum, RowOp::kSoftmax, RowOp::kLayerNorm, RowOp::kRmsNorm}) {
       for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
         cases.push_back(OpCase(op, dtype, c.rows, c.cols, 17 + c.cols, limits));
@@ -174,7 +174,7 @@ TEST_F(RowGpuTest, UnalignedRowsWithEpiloguesAndOperandsMatchTheReference) {
   std::vector<RowCase> cases;
   // Rows of 1 to 63 are staged in shared memory (the residual's two inputs
   // of 33 and more are not); 20011 rows leave the last block's span partial.
-  for (int64_t cols : {1, 2, 3, 5, 6, 17, 31, 33, 45, 63, 1023, 4093, 4097, 50257}) {
+  for (int64_t cols : {1, 2, 3, 5, 6, 17, 31, 33, 45, 63, 127, 1023, 4093, 4097, 50257}) {
     const int64_t rows = cols > 10000 ? 5 : cols < 64 ? 20011 : 41;
     for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
       for (const Graph& graph : {ResidualNormSilu(dtype, rows, cols), BiasedSoftmaxWithLogSumExp(dtype, rows, cols)}) {
