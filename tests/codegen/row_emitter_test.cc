@@ -55,7 +55,7 @@ TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
   EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(c_in2.v[j])"));
   EXPECT_THAT(body, Not(HasSubstr("%")));
   // Every slot of a row of 8192 holds a whole vector: no bounds tests.
-  EXPECT_THAT(body, HasSubstr("constexpr bool kExact = true;"));
+  EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;\n  constexpr int kFullSlots = 4;"));
 }
 
 // Rows of 4093: the slots hold whole aligned vectors only (as many as for
@@ -65,8 +65,10 @@ TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
 TEST(RowEmitterTest, UnalignedRowsReadWholeVectorsAndTheirEndsALaneAnElement) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kBF16, 16396, 4093));
   EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
-  EXPECT_THAT(body, HasSubstr("constexpr bool kExact = false;"));
-  EXPECT_THAT(body, HasSubstr("if (kExact || g < vec_end) h_in0[s] = kiln_load_vec<unsigned short, kV>(in0 + g);"));
+  // At least 509 whole vectors for 128 threads: the last slot alone is tested.
+  EXPECT_THAT(body, HasSubstr("constexpr int kFullSlots = 3;"));
+  EXPECT_THAT(body,
+              HasSubstr("if (s < kFullSlots || g < vec_end) h_in0[s] = kiln_load_vec<unsigned short, kV>(in0 + g);"));
   EXPECT_THAT(body, HasSubstr("if (edge_live) e_in0 = in0[edge_i];"));
   EXPECT_THAT(body, HasSubstr("kiln_load_cols<unsigned short, kV>(in1, g - row_base, kCols);"));
   EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(in1[i - row_base])"));
@@ -153,8 +155,8 @@ TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
 TEST(RowEmitterTest, ShortUnalignedRowsReadLaneStridedScalars) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kF32, 528416, 127));
   EXPECT_THAT(body, HasSubstr("constexpr int kV = 1;"));
-  EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
-  EXPECT_THAT(body, HasSubstr("if (kExact || g < vec_end) h_in0[p][s] = kiln_load_vec<float, kV>(in0 + g);"));
+  EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;\n  constexpr int kFullSlots = 3;"));
+  EXPECT_THAT(body, HasSubstr("if (s < kFullSlots || g < vec_end) h_in0[p][s] = kiln_load_vec<float, kV>(in0 + g);"));
   EXPECT_THAT(body, Not(HasSubstr("edge_live")));
   EXPECT_THAT(body, Not(HasSubstr("kiln_load_cols")));
   const std::string longer = RowKernelBody(SweepRowGraph(RowOp::kSum, DType::kF32, 528416, 131));
@@ -279,7 +281,7 @@ TEST(RowEmitterTest, PackedRowsReadVectorsThatDivideTheRow) {
   const GeneratedKernel sum = RowKernel(SweepRowGraph(RowOp::kSum, DType::kF32, 33554432, 2));
   EXPECT_THAT(sum.body, HasSubstr("constexpr int kV = 2;"));
   EXPECT_THAT(sum.body, HasSubstr("constexpr int kThreads = 1;"));
-  EXPECT_THAT(sum.body, HasSubstr("constexpr bool kExact = true;"));
+  EXPECT_THAT(sum.body, HasSubstr("constexpr int kFullSlots = 1;"));
   EXPECT_THAT(sum.body, HasSubstr("if (lane == 0 && row_live) {"));
   EXPECT_EQ(sum.launch.grid, 33554432u / 1024);
   // bf16 rows of 12: vectors of 4 (not 8, which would straddle rows) on 4 lanes.
