@@ -120,7 +120,7 @@ class RowEmitter {
   // it. 64-bit index arithmetic tripled the instructions of a warp per row
   // on unaligned rows (ncu, sum [528416, 127] f32: 257 instructions a warp
   // for its 2 rows against 84 on rows of 128, 68% of issue slots busy and
-  // DRAM at 44%).
+  // DRAM at 44%); 32-bit, it ran in 65.4 us instead of 97.6.
   const char* IndexType() const;
 
   const Graph& graph_;
@@ -562,6 +562,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // read as lane-strided scalars (each warp load 128 contiguous bytes for
   // f32): vectors would leave ends to compute a lane an element, a quarter
   // more work a lane on rows of 127, and shifted loads of column operands.
+  // Layernorm [528416, 127] went from 158.4 to 135.8 us in f32 (132.2 for
+  // rows of 128) and from 287.5 to 110.8 us in bf16.
   if (grouped && cols % vec_ != 0 && CeilDiv(cols, int64_t{lanes}) <= kScalarRowSlots) vec_ = 1;
   aligned_ = cols % vec_ == 0;
   // Cluster blocks split the row on vector boundaries.
@@ -572,7 +574,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // least this many whole vectors; an unaligned one loses up to kV - 1
   // elements at each end. Bounds tests of the slots that always lie inside
   // made a warp per row of 127 f32 bound by its instructions (logsumexp,
-  // 1.36x the time of rows of 128: 84% of issue slots busy).
+  // 1.26x the time of rows of 128, 84% of issue slots busy); without them
+  // it took 78.7 us instead of 93.9 (74.5 for rows of 128).
   const int64_t shortest = std::min(chunk, cols - (row_.cluster_blocks - 1) * chunk);
   const int64_t whole_vectors = std::max<int64_t>(0, aligned_ ? shortest : shortest - 2 * (vec_ - 1)) / vec_;
   full_slots_ = static_cast<int>(std::min<int64_t>(slots_, whole_vectors / lanes));
