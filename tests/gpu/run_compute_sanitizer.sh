@@ -18,10 +18,11 @@
 # injection point, so the test's own collector sees no ranges).
 # Racecheck cannot check kernels of thread-block clusters: on each of the
 # seven cluster row kernels tried (segments in registers or in shared memory;
-# H200, CUDA 13.0) it stops with "Internal Sanitizer Error: The Sanitizer failed to handle a
-# hardware exception", while memcheck and synccheck pass the same launches
-# and their results match the reference. Racecheck of a suite that runs
-# cluster kernels (RowGpuTest, the differential suite) fails for that reason.
+# H200, CUDA 13.0) it stops with "Internal Sanitizer Error: The Sanitizer
+# failed to handle a hardware exception", while memcheck and synccheck pass
+# the same launches and their results match the reference. Racecheck of a
+# suite that runs cluster kernels (RowGpuTest, the differential suite) fails
+# for that reason.
 # KILN_SANITIZE_TIMEOUT_S bounds each tool's run of each suite;
 # KILN_SANITIZE_TOOLS (default "memcheck racecheck synccheck") picks the tools.
 #
