@@ -99,10 +99,12 @@ class RowEmitter {
   using PerElement = std::function<absl::Status(absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
                                                 absl::string_view indent, bool whole_vector)>;
   // Emits a loop over this thread's elements of the row; `per_element`
-  // appends the code for one element given the known values. With
-  // `reads_held`, the held values are known from the registers that keep them.
+  // appends the code for one element given the known values, and
+  // `after_vector` follows each whole vector's elements. With `reads_held`,
+  // the held values are known from the registers that keep them.
   absl::Status EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
-                               const std::vector<NodeId>& vector_outputs, bool reads_held);
+                               absl::string_view after_vector, const std::vector<NodeId>& vector_outputs,
+                               bool reads_held);
   absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs, bool last);
   absl::Status EmitRowNodes();
   // Divisions of the output pass by a row's value become products with its
@@ -281,7 +283,8 @@ const char* RowEmitter::IndexType() const {
 }
 
 absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
-                                         const std::vector<NodeId>& vector_outputs, bool reads_held) {
+                                         absl::string_view after_vector, const std::vector<NodeId>& vector_outputs,
+                                         bool reads_held) {
   // One whole vector's elements.
   auto vector_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
     const std::string inner = absl::StrCat(indent, "  ");
@@ -316,6 +319,9 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
     }
     absl::StrAppend(&body_, "#pragma unroll\n", indent, "for (int j = 0; j < kV; ++j) {\n", indent,
                     "  const kiln_index i = g + j;\n", indent, "  (void)i;\n", element, indent, "}\n");
+    for (absl::string_view line : absl::StrSplit(after_vector, '\n', absl::SkipEmpty())) {
+      absl::StrAppend(&body_, indent, line, "\n");
+    }
     for (NodeId output : vector_outputs) {
       const std::string name = signature_.OutputName(output);
       absl::StrAppend(&body_, indent, "kiln_store_vec<", StorageType(graph_.node(output).dtype), ", kV>(",
@@ -408,7 +414,13 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
   for (NodeId r : plain) {
     absl::StrAppend(&body_, "  float acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::identity();\n");
   }
-  for (const auto& [m, s] : online) absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n");
+  // A whole vector's operands of an online pair gather in t<m> and join the
+  // statistics together (kiln_online_push_vec); an unaligned end's join alone.
+  std::string after_vector;
+  for (const auto& [m, s] : online) {
+    absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n  float t", m, "[kV];\n");
+    absl::StrAppend(&after_vector, "on", m, " = kiln_online_push_vec(on", m, ", t", m, ");\n");
+  }
   const bool keeps_held = last && !held_values_.empty();
   if (keeps_held) {
     for (NodeId n : held_values_) absl::StrAppend(&body_, "  float held", n, "[kSlots][kV];\n");
@@ -425,15 +437,18 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
                       known[graph_.node(r).operands[0]], ");\n");
     }
     for (const auto& [m, s] : online) {
-      absl::StrAppend(&code, indent, "on", m, " = kiln_online_push(on", m, ", ",
-                      known[graph_.node(m).operands[0]], ");\n");
+      const std::string& value = known[graph_.node(m).operands[0]];
+      absl::StrAppend(&code, indent,
+                      whole_vector ? absl::StrCat("t", m, "[j] = ", value)
+                                   : absl::StrCat("on", m, " = kiln_online_push(on", m, ", ", value, ")"),
+                      ";\n");
     }
     if (keeps_held && whole_vector) {
       for (NodeId n : held_values_) absl::StrAppend(&code, indent, "held", n, "[s][j] = ", known[n], ";\n");
     }
     return absl::OkStatus();
   };
-  if (absl::Status s = EmitElementLoop(inputs, per_element, {}, false); !s.ok()) return s;
+  if (absl::Status s = EmitElementLoop(inputs, per_element, after_vector, {}, false); !s.ok()) return s;
 
   for (NodeId r : plain) {
     const std::string reduced = UnitReduce(ReduceCodeOf(graph_.node(r).op).combiner, absl::StrCat("acc", r));
@@ -740,7 +755,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     if (rows_in_turn) absl::StrAppend(&body_, "  if (row_live) {\n");
     std::string pass;
     std::swap(body_, pass);
-    if (absl::Status s = EmitElementLoop(inputs, per_element, full_outputs, Persistent()); !s.ok()) return s;
+    if (absl::Status s = EmitElementLoop(inputs, per_element, "", full_outputs, Persistent()); !s.ok()) return s;
     std::swap(body_, pass);
     absl::StrAppend(&body_, rows_in_turn ? Indented(pass) : pass);
     if (rows_in_turn) absl::StrAppend(&body_, "  }\n");

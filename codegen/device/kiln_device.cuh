@@ -256,6 +256,21 @@ __device__ __forceinline__ KilnOnline kiln_online_push(KilnOnline a, float x) {
   if (x > a.m) return {x, a.s * expf(a.m - x) + 1.0f};
   return {a.m, a.s + expf(x - a.m)};
 }
+// A whole vector at once: its max first, then one rescale of the sum and an
+// independent exp an element. Pushed element by element, each exp waited on
+// the previous compare and branch: logsumexp [32, 2097152] bf16 ran at 0.31
+// of the copy rate against 0.74 for the max alone.
+template <int kN>
+__device__ __forceinline__ KilnOnline kiln_online_push_vec(KilnOnline a, const float (&x)[kN]) {
+  float m = a.m;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) m = fmaxf(m, x[j]);
+  if (m == -KILN_INF) return a;  // nothing but -inf yet; avoids exp(-inf - -inf)
+  float s = a.s * expf(a.m - m);
+#pragma unroll
+  for (int j = 0; j < kN; ++j) s += expf(x[j] - m);
+  return {m, s};
+}
 __device__ __forceinline__ KilnOnline kiln_online_combine(KilnOnline a, KilnOnline b) {
   const float m = fmaxf(a.m, b.m);
   if (m == -KILN_INF) return a;

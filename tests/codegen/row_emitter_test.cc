@@ -149,6 +149,20 @@ TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
   }
 }
 
+// The online recurrence takes a whole vector at a time (its max, then its
+// exps against it), and an unaligned row's ends an element at a time.
+TEST(RowEmitterTest, OnlineStatisticsJoinAVectorAtATime) {
+  for (const Graph& graph : {SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 1335, 50257),
+                             SweepRowGraph(RowOp::kLogSumExp, DType::kBF16, 32, 2097152)}) {
+    const std::string body = RowKernelBody(graph);
+    EXPECT_THAT(body, HasSubstr("float t2[kV];"));
+    EXPECT_THAT(body, HasSubstr("t2[j] = v1;"));
+    EXPECT_THAT(body, HasSubstr("on2 = kiln_online_push_vec(on2, t2);"));
+  }
+  EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 1335, 50257)),
+              HasSubstr("on2 = kiln_online_push(on2, v1);"));
+}
+
 // An unaligned row of at most 4 elements a lane (rows of 127 for a warp)
 // reads lane-strided scalars: no ends a lane an element, and the weight and
 // bias at the row's own offsets. Longer rows keep their vectors.

@@ -4,6 +4,7 @@
 #include "fusion/row_schedule.h"
 
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -145,8 +146,8 @@ TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
        "(32 bytes in flight a thread), one pass"},
       {RowOp::kLogSumExp, DType::kF32, 2097152, 32, RowStrategy::kPackedPersistent, 8, 8, 2,
        "persistent (rows packed in warps), 8 lanes per row, 8 rows per warp",
-       "row of 32 f32 = 128 B fits 8 lanes' registers: 4 rows side by side in a warp, each lane group covering 2 "
-       "rows in turn (32 bytes in flight a thread)"},
+       "row of 32 f32 = 128 B fits 8 lanes: 4 rows side by side in a warp, each lane group covering 2 "
+       "rows in turn (32 bytes in flight a thread), one pass"},
       // A bf16 row of 16 is two vectors of 8: 2 lanes, 16 rows side by side.
       {RowOp::kRmsNorm, DType::kBF16, 4194304, 16, RowStrategy::kPackedPersistent, 2, 2, 2,
        "persistent (rows packed in warps), 2 lanes per row, 32 rows per warp",
@@ -158,6 +159,28 @@ TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
       {RowOp::kMax, DType::kBF16, 67108, 1000, RowStrategy::kWarpPersistent, 32, 32, 1, "persistent (warp per row)",
        "row of 1000 f32 = 4000 B fits one warp: a warp per row, one pass"},
   });
+}
+
+// logsumexp's max and sum of exp join in the online recurrence, so its long
+// rows stream in one pass, read once; softmax's output needs the row again
+// after both, so the same rows stay held in a cluster.
+TEST(RowScheduleTest, LogSumExpStreamsItsRowsInOneOnlinePass) {
+  for (auto [rows, cols, strategy] : {std::tuple{int64_t{1335}, int64_t{50257}, RowStrategy::kLooped},
+                                      std::tuple{int64_t{32}, int64_t{2097152}, RowStrategy::kClusterLooped}}) {
+    SCOPED_TRACE(cols);
+    const Plan plan = Fused(SweepRowGraph(RowOp::kLogSumExp, DType::kF16, rows, cols));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    const RowSchedule& row = plan.kernels[0].row();
+    EXPECT_EQ(row.strategy, strategy);
+    EXPECT_TRUE(row.online_softmax);
+    EXPECT_EQ(row.passes, 1);
+    EXPECT_EQ(row.stages.size(), 1u);
+    EXPECT_EQ(plan.total.bytes(), (rows * cols + rows) * 2);
+    EXPECT_THAT(row.reason, ::testing::EndsWith("the max and the sum of exp in one pass (online recurrence)"));
+  }
+  const Plan softmax = Fused(SweepRowGraph(RowOp::kSoftmax, DType::kF16, 1335, 50257));
+  ASSERT_EQ(softmax.kernels.size(), 1u);
+  EXPECT_EQ(softmax.kernels[0].row().strategy, RowStrategy::kClusterPersistent);
 }
 
 // Expect fewer rows a group where more would leave SMs short of warps: 4096
@@ -185,7 +208,7 @@ TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
       {RowOp::kLogSumExp, DType::kF16, 2033601, 33, RowStrategy::kStagedPersistent, 1, 256, 2,
        "persistent (rows staged in shared memory), 512 rows per block",
        "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 512 rows "
-       "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn"},
+       "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn, one pass"},
       // Input and output: 264 B a row, 155 rows in 40 KiB, so 128 threads a row each.
       {RowOp::kLayerNorm, DType::kF32, 2033601, 33, RowStrategy::kStagedPersistent, 1, 128, 1,
        "persistent (rows staged in shared memory), 128 rows per block",
