@@ -84,13 +84,17 @@ class RowScheduler {
   NodeId OnlineSoftmaxPartner(NodeId sum) const;
   void AssignStages(bool merge_online);
   // Whether a pass needs the row again after a reduction over it: a later
-  // stage, or a full-shape value computed from a reduction's result. The sub
-  // and exp of an online pair are not such values, since the recurrence takes
-  // them in the pass that reduces the max: logsumexp streams its rows (held
-  // in a cluster, [1335, 50257] f16 ran at 0.38 of the copy rate).
-  bool NeedsHold();
+  // stage, or a full-shape value computed from a reduction's result. With
+  // `merge_online`, the sub and exp of an online pair are not such values:
+  // the recurrence takes them in the pass that reduces the max.
+  bool NeedsHold(bool merge_online);
   std::vector<NodeId> FullInputsReachedFrom(const std::vector<NodeId>& roots) const;
-  void ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_inputs) const;
+  // `streams_online`: a row that needs holding only for an online pair
+  // (logsumexp) can instead stream in one pass.
+  void ChooseStrategy(RowSchedule& s, bool needs_hold, bool streams_online, int64_t held_inputs) const;
+  // One pass over rows that no later pass reads again; `why` says why no
+  // row is held.
+  void ScheduleStreamed(RowSchedule& s, const std::string& row, absl::string_view why) const;
   // Block and cluster persistent rows: the segment goes to shared memory
   // where it fits there, in the inputs' own types.
   void PlaceSegment(RowSchedule& s) const;
@@ -159,8 +163,8 @@ void RowScheduler::AssignStages(bool merge_online) {
   }
 }
 
-bool RowScheduler::NeedsHold() {
-  AssignStages(/*merge_online=*/true);
+bool RowScheduler::NeedsHold(bool merge_online) {
+  AssignStages(merge_online);
   absl::flat_hash_set<NodeId> in_recurrence;
   for (const auto& [max, sum] : online_pairs_) {
     const NodeId exp = graph_.node(sum).operands[0];
@@ -273,33 +277,37 @@ void RowScheduler::ScheduleWarpRows(RowSchedule& s, const std::string& what, boo
   }
 }
 
-void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_inputs) const {
+void RowScheduler::ScheduleStreamed(RowSchedule& s, const std::string& row, absl::string_view why) const {
+  // A row per block already fills the GPU once there are as many rows as SMs:
+  // on the H200 a block per row summed [256, 1M] in 235 us against 271 us for
+  // clusters of 8 and 242 us for clusters of 2.
+  const bool few_rows = s.rows < static_cast<int64_t>(limits_.sm_count);
+  if (s.row_length < kStreamedWarpRowLimit) {
+    ScheduleWarpRows(s, row, /*held=*/false);
+    absl::StrAppend(&s.reason, ", one pass");
+  } else if (few_rows && limits_.supports_clusters) {
+    s.strategy = RowStrategy::kClusterLooped;
+    s.cluster_blocks = limits_.max_cluster_blocks;
+    s.threads = 1024;
+    s.reason = absl::StrCat("single pass: ", why, "; ", s.rows, " rows cannot fill ", limits_.sm_count,
+                            " SMs, so each row is split over a cluster of ", s.cluster_blocks, " blocks");
+  } else {
+    s.strategy = RowStrategy::kLooped;
+    s.threads = s.row_length >= 8192 ? 512 : 256;
+    s.reason = absl::StrCat("single pass: ", why, "; a block per row");
+  }
+}
+
+void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, bool streams_online, int64_t held_inputs) const {
   const int64_t length = s.row_length;
   const int64_t row_bytes = length * 4;
   // Saturated: a row too long to count in bytes exceeds every on-chip budget.
   const int64_t held_bytes = CheckedMul(held_inputs, row_bytes).value_or(std::numeric_limits<int64_t>::max());
   const int64_t block_budget = limits_.BlockRowBudgetBytes();
-  // A row per block already fills the GPU once there are as many rows as SMs:
-  // on the H200 a block per row summed [256, 1M] in 235 us against 271 us for
-  // clusters of 8 and 242 us for clusters of 2.
   const bool few_rows = s.rows < static_cast<int64_t>(limits_.sm_count);
   const std::string row = absl::StrCat("row of ", length, " f32 = ", Bytes(row_bytes));
   if (!needs_hold) {
-    if (length < kStreamedWarpRowLimit) {
-      ScheduleWarpRows(s, row, /*held=*/false);
-      absl::StrAppend(&s.reason, ", one pass");
-    } else if (few_rows && limits_.supports_clusters) {
-      s.strategy = RowStrategy::kClusterLooped;
-      s.cluster_blocks = limits_.max_cluster_blocks;
-      s.threads = 1024;
-      s.reason = absl::StrCat("single pass; ", s.rows, " rows cannot fill ", limits_.sm_count,
-                              " SMs, so each row is split over a cluster of ", s.cluster_blocks,
-                              " blocks");
-    } else {
-      s.strategy = RowStrategy::kLooped;
-      s.threads = length >= 8192 ? 512 : 256;
-      s.reason = absl::StrCat("single pass: a reduction alone needs no row held on chip; a block per row");
-    }
+    ScheduleStreamed(s, row, "a reduction alone needs no row held on chip");
     return;
   }
   const std::string held = held_inputs == 1 ? row : absl::StrCat(row, " x ", held_inputs, " inputs");
@@ -315,6 +323,16 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, int64_t held_
     s.values_per_thread = static_cast<int>(CeilDiv(length, s.threads));
     s.reason = absl::StrCat(held, " fits one block's on-chip budget of ", Bytes(block_budget),
                             ": a block per row");
+    return;
+  }
+  // Past a block, the online recurrence streams the row in one pass rather
+  // than hold it in a cluster: logsumexp [1335, 50257] f16 ran in 51.2 us
+  // instead of 75.5 on the H200. Within a block, holding stays faster
+  // ([16396, 4093] bf16 46.5 us held against 96.3 streamed).
+  if (streams_online) {
+    ScheduleStreamed(s, row,
+                     absl::StrCat(held, " exceeds one block's on-chip budget of ", Bytes(block_budget),
+                                  ", but its max and sum of exp join in one online pass"));
     return;
   }
   const int64_t cluster_budget = block_budget * limits_.max_cluster_blocks;
@@ -387,7 +405,8 @@ RowSchedule RowScheduler::Run() {
   for (NodeId out : outputs_) {
     if (IsFull(out)) full_outputs.push_back(out);
   }
-  const bool needs_hold = NeedsHold();
+  const bool needs_hold = NeedsHold(/*merge_online=*/false);
+  const bool streams_online = needs_hold && !NeedsHold(/*merge_online=*/true);
   AssignStages(/*merge_online=*/false);
   int64_t held = 0;
   for (NodeId input : inputs_) {
@@ -396,7 +415,7 @@ RowSchedule RowScheduler::Run() {
     element_bytes_ = std::min(element_bytes_, DTypeSize(graph_.node(input).dtype));
   }
   for (NodeId out : full_outputs) element_bytes_ = std::min(element_bytes_, DTypeSize(graph_.node(out).dtype));
-  ChooseStrategy(s, needs_hold, std::max<int64_t>(held, 1));
+  ChooseStrategy(s, needs_hold, streams_online, std::max<int64_t>(held, 1));
 
   const bool looped = s.strategy == RowStrategy::kLooped || s.strategy == RowStrategy::kClusterLooped;
   if (looped) {
@@ -423,8 +442,6 @@ RowSchedule RowScheduler::Run() {
   if (looped && s.passes > 1) {
     absl::StrAppend(&s.reason, ", ", s.passes, " passes",
                     s.online_softmax ? " (online max/sum recurrence)" : "");
-  } else if (looped && s.online_softmax) {
-    absl::StrAppend(&s.reason, ", the max and the sum of exp in one pass (online recurrence)");
   }
   return s;
 }

@@ -146,8 +146,8 @@ TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
        "(32 bytes in flight a thread), one pass"},
       {RowOp::kLogSumExp, DType::kF32, 2097152, 32, RowStrategy::kPackedPersistent, 8, 8, 2,
        "persistent (rows packed in warps), 8 lanes per row, 8 rows per warp",
-       "row of 32 f32 = 128 B fits 8 lanes: 4 rows side by side in a warp, each lane group covering 2 "
-       "rows in turn (32 bytes in flight a thread), one pass"},
+       "row of 32 f32 = 128 B fits 8 lanes' registers: 4 rows side by side in a warp, each lane group covering 2 "
+       "rows in turn (32 bytes in flight a thread)"},
       // A bf16 row of 16 is two vectors of 8: 2 lanes, 16 rows side by side.
       {RowOp::kRmsNorm, DType::kBF16, 4194304, 16, RowStrategy::kPackedPersistent, 2, 2, 2,
        "persistent (rows packed in warps), 2 lanes per row, 32 rows per warp",
@@ -161,10 +161,11 @@ TEST(RowScheduleTest, ShortRowsArePackedIntoWarps) {
   });
 }
 
-// logsumexp's max and sum of exp join in the online recurrence, so its long
-// rows stream in one pass, read once; softmax's output needs the row again
-// after both, so the same rows stay held in a cluster.
-TEST(RowScheduleTest, LogSumExpStreamsItsRowsInOneOnlinePass) {
+// logsumexp's max and sum of exp join in the online recurrence, so rows too
+// long for a block stream in one pass, read once, instead of being held in a
+// cluster; rows a block holds stay held. softmax's output needs the row again
+// after both, so its long rows stay held in a cluster.
+TEST(RowScheduleTest, LogSumExpStreamsRowsTooLongForABlockInOneOnlinePass) {
   for (auto [rows, cols, strategy] : {std::tuple{int64_t{1335}, int64_t{50257}, RowStrategy::kLooped},
                                       std::tuple{int64_t{32}, int64_t{2097152}, RowStrategy::kClusterLooped}}) {
     SCOPED_TRACE(cols);
@@ -176,8 +177,12 @@ TEST(RowScheduleTest, LogSumExpStreamsItsRowsInOneOnlinePass) {
     EXPECT_EQ(row.passes, 1);
     EXPECT_EQ(row.stages.size(), 1u);
     EXPECT_EQ(plan.total.bytes(), (rows * cols + rows) * 2);
-    EXPECT_THAT(row.reason, ::testing::EndsWith("the max and the sum of exp in one pass (online recurrence)"));
   }
+  EXPECT_EQ(Fused(SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 1335, 50257)).kernels[0].row().reason,
+            "single pass: row of 50257 f32 = 201028 B exceeds one block's on-chip budget of 128 KiB, but its max and "
+            "sum of exp join in one online pass; a block per row");
+  EXPECT_EQ(Fused(SweepRowGraph(RowOp::kLogSumExp, DType::kBF16, 16396, 4093)).kernels[0].row().strategy,
+            RowStrategy::kBlockPersistent);
   const Plan softmax = Fused(SweepRowGraph(RowOp::kSoftmax, DType::kF16, 1335, 50257));
   ASSERT_EQ(softmax.kernels.size(), 1u);
   EXPECT_EQ(softmax.kernels[0].row().strategy, RowStrategy::kClusterPersistent);
@@ -208,7 +213,7 @@ TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
       {RowOp::kLogSumExp, DType::kF16, 2033601, 33, RowStrategy::kStagedPersistent, 1, 256, 2,
        "persistent (rows staged in shared memory), 512 rows per block",
        "row of 33 f32 = 132 B: no vector both divides the row and fills a lane's load, so a block stages 512 rows "
-       "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn, one pass"},
+       "(33 KiB) in shared memory with 16-byte copies and each of its 256 threads reduces 2 rows in turn"},
       // Input and output: 264 B a row, 155 rows in 40 KiB, so 128 threads a row each.
       {RowOp::kLayerNorm, DType::kF32, 2033601, 33, RowStrategy::kStagedPersistent, 1, 128, 1,
        "persistent (rows staged in shared memory), 128 rows per block",
