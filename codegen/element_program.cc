@@ -6,12 +6,14 @@
 #include "codegen/cuda_types.h"
 #include "codegen/expr_emitter.h"
 #include "fusion/op_class.h"
+#include "graph/precision.h"
 
 namespace kiln {
 
 ElementProgram::ElementProgram(const Graph& graph, const std::vector<NodeId>& members,
                                ExternalLoader external)
-    : graph_(graph), members_(members.begin(), members.end()), external_(std::move(external)) {}
+    : graph_(graph), members_(members.begin(), members.end()), sixteen_bit_bound_(kiln::SixteenBitBound(graph)),
+      external_(std::move(external)) {}
 
 absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
                                   absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
@@ -52,7 +54,7 @@ absl::Status ElementProgram::Emit(const std::vector<NodeId>& targets,
         operands.push_back(var);
       }
     }
-    absl::StatusOr<std::string> expr = ElementwiseExpr(node, operands, operand_nodes);
+    absl::StatusOr<std::string> expr = ElementwiseExpr(node, operands, operand_nodes, sixteen_bit_bound_[n]);
     if (auto it = reciprocals_.find(n); it != reciprocals_.end()) expr = absl::StrCat("(", operands[0], " * ", it->second, ")");
     if (!expr.ok()) return expr.status();
     const std::string var = absl::StrCat("v", n);

@@ -39,9 +39,13 @@ class ElementProgram {
   // (per row, where the divisor is a row's reduction).
   void MultiplyByReciprocal(NodeId div, std::string reciprocal);
 
+  // Whether `n` needs only a 16-bit float's precision (graph/precision.h).
+  bool SixteenBitBound(NodeId n) const { return sixteen_bit_bound_[n]; }
+
  private:
   const Graph& graph_;
   absl::flat_hash_set<NodeId> members_;
+  std::vector<bool> sixteen_bit_bound_;
   ExternalLoader external_;
   absl::flat_hash_map<NodeId, std::string> reciprocals_;
 };

@@ -16,9 +16,12 @@
 namespace kiln {
 
 // `operand_nodes` are the operands themselves (their dtypes; scalar constants
-// may pick a cheaper exact form, as pow(x, 3) = x * x * x).
+// may pick a cheaper exact form, as pow(x, 3) = x * x * x). A node that is
+// `sixteen_bit_bound` (graph/precision.h) takes the hardware's approximate
+// exp and tanh.
 absl::StatusOr<std::string> ElementwiseExpr(const Node& node, const std::vector<std::string>& operands,
-                                            const std::vector<const Node*>& operand_nodes);
+                                            const std::vector<const Node*>& operand_nodes,
+                                            bool sixteen_bit_bound);
 
 // The element offset into an operand of shape `operand` read at linear index
 // `index` of a tensor of shape `result` (NumPy broadcasting).

@@ -118,6 +118,11 @@ class RowEmitter {
   // memory, or in the block's staged span (kiln_stage_<name>, from tile_base).
   std::string Base(absl::string_view name) const;
   std::string UnitOnline(absl::string_view value) const;
+  // "true" where the exp an online pair's sum adds needs only 16-bit
+  // precision, the template argument of kiln_online_push.
+  const char* ApproxExp(NodeId sum) const {
+    return program_->SixteenBitBound(graph_.node(sum).operands[0]) ? "true" : "false";
+  }
   // The kernel's index type (kiln_index): 32-bit where no index can overflow
   // it. 64-bit index arithmetic tripled the instructions of a warp per row
   // on unaligned rows (ncu, sum [528416, 127] f32: 257 instructions a warp
@@ -419,7 +424,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
   std::string after_vector;
   for (const auto& [m, s] : online) {
     absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n  float t", m, "[kV];\n");
-    absl::StrAppend(&after_vector, "on", m, " = kiln_online_push_vec(on", m, ", t", m, ");\n");
+    absl::StrAppend(&after_vector, "on", m, " = kiln_online_push_vec<", ApproxExp(s), ">(on", m, ", t", m, ");\n");
   }
   const bool keeps_held = last && !held_values_.empty();
   if (keeps_held) {
@@ -440,7 +445,8 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
       const std::string& value = known[graph_.node(m).operands[0]];
       absl::StrAppend(&code, indent,
                       whole_vector ? absl::StrCat("t", m, "[j] = ", value)
-                                   : absl::StrCat("on", m, " = kiln_online_push(on", m, ", ", value, ")"),
+                                   : absl::StrCat("on", m, " = kiln_online_push<", ApproxExp(s), ">(on", m, ", ",
+                                                  value, ")"),
                       ";\n");
     }
     if (keeps_held && whole_vector) {

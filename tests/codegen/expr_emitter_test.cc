@@ -17,7 +17,7 @@ std::string PowerExpr(double exponent, bool constant) {
   const Graph graph = *b.Build({Pow(x, e).Named("y")});
   const Node& y = graph.node(graph.outputs()[0]);
   const std::vector<const Node*> operands = {&graph.node(y.operands[0]), &graph.node(y.operands[1])};
-  return *ElementwiseExpr(y, {"v1", "v2"}, operands);
+  return *ElementwiseExpr(y, {"v1", "v2"}, operands, /*sixteen_bit_bound=*/false);
 }
 
 TEST(ExprEmitterTest, SmallConstantIntegerPowersAreProducts) {

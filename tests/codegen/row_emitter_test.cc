@@ -18,6 +18,7 @@
 namespace kiln {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -150,17 +151,33 @@ TEST(RowEmitterTest, UnalignedLoopedAndSplitRowsLoadTheirEndsALaneAnElement) {
 }
 
 // The online recurrence takes a whole vector at a time (its max, then its
-// exps against it), and an unaligned row's ends an element at a time.
+// exps against it), and an unaligned row's ends an element at a time. Its
+// exps are the hardware's approximate ones where the result is 16-bit.
 TEST(RowEmitterTest, OnlineStatisticsJoinAVectorAtATime) {
-  for (const Graph& graph : {SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 1335, 50257),
-                             SweepRowGraph(RowOp::kLogSumExp, DType::kBF16, 32, 2097152)}) {
-    const std::string body = RowKernelBody(graph);
-    EXPECT_THAT(body, HasSubstr("float t2[kV];"));
-    EXPECT_THAT(body, HasSubstr("t2[j] = v1;"));
-    EXPECT_THAT(body, HasSubstr("on2 = kiln_online_push_vec(on2, t2);"));
+  for (DType dtype : {DType::kF16, DType::kBF16, DType::kF32}) {
+    SCOPED_TRACE(DTypeName(dtype));
+    const std::string approx = dtype == DType::kF32 ? "false" : "true";
+    for (const Graph& graph : {SweepRowGraph(RowOp::kLogSumExp, dtype, 1335, 50257),
+                               SweepRowGraph(RowOp::kLogSumExp, dtype, 32, 2097152)}) {
+      const std::string body = RowKernelBody(graph);
+      EXPECT_THAT(body, ContainsRegex("float t([0-9]+)\\[kV\\];"));
+      EXPECT_THAT(body, ContainsRegex("t([0-9]+)\\[j\\] = "));
+      EXPECT_THAT(body, HasSubstr(absl::StrCat(" = kiln_online_push_vec<", approx, ">(on")));
+    }
+    EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kLogSumExp, dtype, 1335, 50257)),
+                HasSubstr(absl::StrCat(" = kiln_online_push<", approx, ">(on")));
   }
-  EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kLogSumExp, DType::kF16, 1335, 50257)),
-              HasSubstr("on2 = kiln_online_push(on2, v1);"));
+}
+
+// A softmax whose result is stored as bf16 takes the approximate exp; in f32
+// it keeps expf.
+TEST(RowEmitterTest, ExpsThatReachOnlySixteenBitOutputsAreApproximate) {
+  const std::string bf16 = RowKernelBody(SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256));
+  EXPECT_THAT(bf16, HasSubstr("= __expf("));
+  EXPECT_THAT(bf16, Not(HasSubstr(" expf(")));
+  const std::string f32 = RowKernelBody(SweepRowGraph(RowOp::kSoftmax, DType::kF32, 523, 128256));
+  EXPECT_THAT(f32, HasSubstr("= expf("));
+  EXPECT_THAT(f32, Not(HasSubstr("__expf(")));
 }
 
 // An unaligned row of at most 4 elements a lane (rows of 127 for a warp)
