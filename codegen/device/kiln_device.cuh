@@ -266,7 +266,8 @@ __device__ __forceinline__ KilnOnline kiln_online_push(KilnOnline a, float x) {
 // A whole vector at once: its max first, then one rescale of the sum and an
 // independent exp an element. Pushed element by element, each exp waited on
 // the previous compare and branch: logsumexp [32, 2097152] bf16 ran at 0.31
-// of the copy rate against 0.74 for the max alone.
+// of the copy rate against 0.74 for the max alone (98.7 us; a vector at a
+// time, 70.5 us on the H200).
 template <bool kApprox, int kN>
 __device__ __forceinline__ KilnOnline kiln_online_push_vec(KilnOnline a, const float (&x)[kN]) {
   float m = a.m;
