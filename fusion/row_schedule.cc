@@ -166,10 +166,10 @@ void RowScheduler::AssignStages(bool merge_online) {
 bool RowScheduler::NeedsHold(bool merge_online) {
   AssignStages(merge_online);
   absl::flat_hash_set<NodeId> in_recurrence;
-  for (const auto& [max, sum] : online_pairs_) {
-    const NodeId exp = graph_.node(sum).operands[0];
-    in_recurrence.insert(exp);
-    in_recurrence.insert(graph_.node(exp).operands[0]);
+  for (const auto& pair : online_pairs_) {
+    const NodeId exp_node = graph_.node(pair.second).operands[0];
+    in_recurrence.insert(exp_node);
+    in_recurrence.insert(graph_.node(exp_node).operands[0]);
   }
   bool hold = stages_.size() > 1;
   for (NodeId n : group_.nodes) {
@@ -405,9 +405,10 @@ RowSchedule RowScheduler::Run() {
   for (NodeId out : outputs_) {
     if (IsFull(out)) full_outputs.push_back(out);
   }
+  // The unmerged stages, which the held strategies use, are assigned last.
+  const bool held_with_online_pairs = NeedsHold(/*merge_online=*/true);
   const bool needs_hold = NeedsHold(/*merge_online=*/false);
-  const bool streams_online = needs_hold && !NeedsHold(/*merge_online=*/true);
-  AssignStages(/*merge_online=*/false);
+  const bool streams_online = needs_hold && !held_with_online_pairs;
   int64_t held = 0;
   for (NodeId input : inputs_) {
     if (!IsFull(input)) continue;
