@@ -48,11 +48,19 @@ struct KernelParam {
 struct GeneratedKernel {
   std::string name;
   std::string body;  // the kernel alone, without the device library
+  // Where the launch bound asks for several blocks per SM, which caps
+  // ptxas's registers per thread, the same kernel without that ask: the
+  // runtime compiles it instead when the capped kernel spills to local
+  // memory. Empty for a kernel whose bound asks for no occupancy.
+  std::string unbounded_body;
+  int min_blocks_per_sm = 0;  // the blocks per SM the bound asks for where unbounded_body is set; else 0
   LaunchShape launch;
   std::vector<KernelParam> params;  // in declaration order
 
   // A complete translation unit: the device library followed by the body.
   std::string Source() const;
+  // The same with unbounded_body.
+  std::string UnboundedSource() const;
 };
 
 }  // namespace kiln

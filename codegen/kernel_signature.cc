@@ -10,6 +10,9 @@
 namespace kiln {
 
 std::string GeneratedKernel::Source() const { return absl::StrCat(DeviceLibrarySource(), "\n", body); }
+std::string GeneratedKernel::UnboundedSource() const {
+  return absl::StrCat(DeviceLibrarySource(), "\n", unbounded_body);
+}
 
 KernelSignature::KernelSignature(const Graph& graph, const Kernel& kernel) : graph_(graph), kernel_(kernel) {}
 

@@ -626,11 +626,16 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   }
   const int block = staged ? row_.threads : grouped ? 32 * RowSchedule::kWarpsPerBlock : lanes;
 
-  absl::StrAppend(&body_, "extern \"C\" __global__ void __launch_bounds__(", block);
   // With the segment in shared memory, registers need not be what limits the
-  // blocks an SM holds: ask for as many as its threads and shared memory allow.
-  if (rows_in_shared_) absl::StrAppend(&body_, ", ", BlocksPerSm(block, row_shared_bytes, limits_));
-  absl::StrAppend(&body_, ") ");
+  // blocks an SM holds: ask for as many as its threads and shared memory
+  // allow. The runtime drops the ask where the registers it leaves spill.
+  const std::string unbounded = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", block, ") ");
+  const size_t header_at = body_.size();
+  const int min_blocks = rows_in_shared_ ? BlocksPerSm(block, row_shared_bytes, limits_) : 0;
+  absl::StrAppend(&body_, min_blocks > 0 ? absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", block, ", ",
+                                                        min_blocks, ") ")
+                                         : unbounded);
+  const size_t header_size = body_.size() - header_at;
   if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
   absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
                   "  using kiln_index = ", IndexType(), ";\n  constexpr kiln_index kRows = ", row_.rows,
@@ -795,6 +800,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
 
   GeneratedKernel generated;
   signature_.Fill(generated);
+  if (min_blocks > 1) {
+    generated.min_blocks_per_sm = min_blocks;
+    generated.unbounded_body = body_;
+    generated.unbounded_body.replace(header_at, header_size, unbounded);
+  }
   generated.body = std::move(body_);
   generated.launch.block = block;
   generated.launch.cluster = row_.cluster_blocks;

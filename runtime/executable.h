@@ -102,6 +102,10 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
+  // Per kernel, what compiling it decided beyond the plan: empty, or why the
+  // kernel runs without its launch bound's occupancy ask ("launch bound of
+  // 4 blocks per SM dropped: it spilled 188 bytes per thread, without it 0").
+  const std::vector<std::string>& compile_notes() const { return compile_notes_; }
   // What tuning decided, one entry per matmul kernel it chose a config for.
   const std::vector<TuningReport>& tuning() const { return tuning_; }
   DeviceLimits limits() const { return limits_; }
@@ -166,6 +170,7 @@ class Executable {
   std::vector<NodeId> graph_inputs_;
   ConstantBuffers constants_;
   std::vector<GeneratedKernel> generated_;
+  std::vector<std::string> compile_notes_;  // per kernel
   std::vector<TuningReport> tuning_;
   std::vector<std::unique_ptr<LoadedKernel>> loaded_;
   std::vector<LaunchConfig> launch_;                          // per kernel

@@ -114,15 +114,20 @@ absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstr
   return result == CUDA_SUCCESS ? absl::OkStatus() : CudaCall(result, "cuLaunchKernelEx", where());
 }
 
-absl::StatusOr<int> LoadedKernel::RegisterCount() const {
-  int registers = 0;
-  if (absl::Status s =
-          CudaCall(driver_->FuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function_),
-                   "cuFuncGetAttribute", absl::StrCat("kernel ", name_));
+absl::StatusOr<int> LoadedKernel::Attribute(CUfunction_attribute attribute) const {
+  int value = 0;
+  if (absl::Status s = CudaCall(driver_->FuncGetAttribute(&value, attribute, function_), "cuFuncGetAttribute",
+                                absl::StrCat("kernel ", name_));
       !s.ok()) {
     return s;
   }
-  return registers;
+  return value;
+}
+
+absl::StatusOr<int> LoadedKernel::RegisterCount() const { return Attribute(CU_FUNC_ATTRIBUTE_NUM_REGS); }
+
+absl::StatusOr<int> LoadedKernel::LocalBytesPerThread() const {
+  return Attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
 }
 
 }  // namespace kiln

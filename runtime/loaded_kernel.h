@@ -64,11 +64,16 @@ class LoadedKernel {
 
   // Registers per thread, for reports.
   absl::StatusOr<int> RegisterCount() const;
+  // Local memory per thread: what ptxas spilled, since generated kernels keep
+  // no arrays in local memory.
+  absl::StatusOr<int> LocalBytesPerThread() const;
 
   const std::string& name() const { return name_; }
   CUfunction function() const { return function_; }
 
  private:
+  absl::StatusOr<int> Attribute(CUfunction_attribute attribute) const;
+
   LoadedKernel(const CudaDriver* driver, std::string name, CUmodule module, CUfunction function,
                unsigned dynamic_shared_limit)
       : driver_(driver),

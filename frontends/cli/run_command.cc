@@ -73,7 +73,7 @@ RunCheck CheckOutputs(const Graph& graph, const Plan& plan, const std::vector<Ho
   return check;
 }
 
-RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us) {
+RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us, const std::string& compile_note) {
   const bool matmul = kernel.kind == KernelKind::kMatmul;
   return {.name = kernel.name,
           .kind = std::string(KernelKindName(kernel.kind)),
@@ -82,7 +82,8 @@ RunFigures Figures(const Kernel& kernel, const DeviceLimits& limits, double us) 
           .roofline_us = RooflineSeconds(kernel.traffic, limits) * 1e6,
           .us = us,
           .matmul_config = matmul ? kernel.matmul().config.ToString() : "",
-          .matmul_config_source = matmul ? kernel.matmul().config_source : ""};
+          .matmul_config_source = matmul ? kernel.matmul().config_source : "",
+          .compile_note = compile_note};
 }
 
 absl::Status WriteTrace(const std::string& path, const RunResult& result, const Executable& exe,
@@ -143,6 +144,46 @@ absl::StatusOr<std::vector<HostTensor>> Inputs(const FlagValues& flags, const Gr
   return std::move(inputs->tensors);
 }
 
+// Whether the run needs its inputs on the host: the user's files, the
+// reference check and --save-io do. Otherwise they are drawn on the device,
+// the same values without seconds of host work per gigabyte.
+bool NeedsHostInputs(const FlagValues& flags) {
+  return flags.Has(kInputs) || !flags.Switch(kNoCheck) || flags.Has(kSaveIo);
+}
+
+// The first run on inputs drawn on the device: nothing to check; the outputs
+// come back to the host only for --save-outputs.
+absl::StatusOr<std::vector<std::string>> RunOnceOnDevice(Executable& exe, const Device& device, KernelCache& cache,
+                                                         const FlagValues& flags, DeviceIo& io, RunResult& result) {
+  const Clock::time_point start = Clock::now();
+  absl::StatusOr<DeviceIo> drawn = DrawIo(exe.graph(), device, cache, static_cast<uint64_t>(flags.Int(kSeed)));
+  if (!drawn.ok()) return drawn.status();
+  io = *std::move(drawn);
+  if (absl::Status s = exe.Run(io.inputs, io.outputs); !s.ok()) return s;
+  if (absl::Status s = device.Synchronize(); !s.ok()) return s;
+  result.first_result_ms = result.compile_ms + MillisSince(start);
+  if (!flags.Has(kSaveOutputs)) return std::vector<std::string>{};
+  absl::StatusOr<std::vector<HostTensor>> outputs = DownloadOutputs(exe.graph(), io);
+  if (!outputs.ok()) return outputs.status();
+  return SaveOutputsFromFlags(flags, exe.graph(), *outputs);
+}
+
+// The first run, on inputs from the host or drawn on the device, and the
+// device buffers the timing then uses.
+absl::StatusOr<std::vector<std::string>> RunFirst(Executable& exe, const Device& device, KernelCache& cache,
+                                                  const FlagValues& flags, DeviceIo& io, RunResult& result) {
+  result.inputs_drawn_on_device = !NeedsHostInputs(flags);
+  if (result.inputs_drawn_on_device) return RunOnceOnDevice(exe, device, cache, flags, io, result);
+  absl::StatusOr<std::vector<HostTensor>> inputs = Inputs(flags, exe.graph());
+  if (!inputs.ok()) return inputs.status();
+  absl::StatusOr<std::vector<std::string>> saved = RunOnce(exe, *inputs, flags, result);
+  if (!saved.ok()) return saved.status();
+  absl::StatusOr<DeviceIo> uploaded = UploadIo(exe.graph(), *inputs);
+  if (!uploaded.ok()) return uploaded.status();
+  io = *std::move(uploaded);
+  return saved;
+}
+
 // Per-kernel and whole-plan medians, the host cost of a launch, and the copy
 // ceiling measured now, on the same GPU.
 absl::Status TimeOnDevice(Executable& exe, const Device& device, const DeviceIo& io, RunResult& result) {
@@ -166,7 +207,7 @@ absl::Status TimeOnDevice(Executable& exe, const Device& device, const DeviceIo&
   const Plan& plan = exe.plan();
   const DeviceLimits limits = exe.limits();
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
-    result.kernels.push_back(Figures(plan.kernels[k], limits, timings->kernel_us[k]));
+    result.kernels.push_back(Figures(plan.kernels[k], limits, timings->kernel_us[k], exe.compile_notes()[k]));
   }
   result.total = {.name = "total",
                   .strategy = KernelCount(plan.kernels.size()),
@@ -227,16 +268,12 @@ int RunRunCommand(const CommandLine& line) {
                    .iters = static_cast<int>(flags.Int(kIters)),
                    .compile_ms = MillisSince(start)};
 
-  const Graph& graph = planned.graph;
-  absl::StatusOr<std::vector<HostTensor>> inputs = Inputs(flags, graph);
-  if (!inputs.ok()) return ReportError(inputs.status());
-  absl::StatusOr<std::vector<std::string>> saved = RunOnce(**exe, *inputs, flags, result);
+  DeviceIo io;
+  absl::StatusOr<std::vector<std::string>> saved = RunFirst(**exe, **device, cache, flags, io, result);
   if (!saved.ok()) return ReportError(saved.status());
-  absl::StatusOr<DeviceIo> io = UploadIo(graph, *inputs);
-  if (!io.ok()) return ReportError(io.status());
-  if (absl::Status s = TimeOnDevice(**exe, **device, *io, result); !s.ok()) return ReportError(s);
+  if (absl::Status s = TimeOnDevice(**exe, **device, io, result); !s.ok()) return ReportError(s);
   result.cache = cache.stats();
-  if (absl::Status s = WriteRunFiles(flags, planned, **exe, *io, result); !s.ok()) return ReportError(s);
+  if (absl::Status s = WriteRunFiles(flags, planned, **exe, io, result); !s.ok()) return ReportError(s);
 
   absl::PrintF("%s", flags.Switch(kJson) ? RunJson(result) : RunTable(result));
   if (!flags.Switch(kJson)) {

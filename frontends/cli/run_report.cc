@@ -45,6 +45,9 @@ std::string RunTable(const RunResult& result) {
   };
   for (const RunFigures& kernel : result.kernels) row(kernel);
   row(result.total);
+  for (const RunFigures& kernel : result.kernels) {
+    if (!kernel.compile_note.empty()) absl::StrAppendFormat(&out, "%s: %s\n", kernel.name, kernel.compile_note);
+  }
   if (result.check.checked) {
     absl::StrAppendFormat(&out, "check: max relative error %.3g (tolerance %.0e): %s\n", result.check.max_error,
                           result.check.tolerance, result.check.Passed() ? "PASS" : "FAIL");
@@ -68,7 +71,8 @@ std::string RunJson(const RunResult& result) {
                                   {{"name", JsonString(k.name)},
                                    {"kind", JsonString(k.kind)},
                                    {"strategy", JsonString(k.strategy)},
-                                   {"matmul", matmul}}));
+                                   {"matmul", matmul},
+                                   {"compile_note", JsonString(k.compile_note)}}));
   }
   const RunCheck& check = result.check;
   return JsonObjectLines(
@@ -88,6 +92,7 @@ std::string RunJson(const RunResult& result) {
                                        {"checked", JsonBool(check.checked)}})},
                  {"compile_ms", JsonFixed(result.compile_ms, 1)},
                  {"first_result_ms", JsonFixed(result.first_result_ms, 1)},
+                 {"inputs_drawn_on_device", JsonBool(result.inputs_drawn_on_device)},
                  {"host_us_per_run", JsonFixed(result.host_us_per_run, 2)},
                  {"run_launch", JsonString(result.run_launch)},
                  {"cache", JsonObject({{"compiles", JsonInt(result.cache.compiles)},

@@ -35,6 +35,8 @@ struct RunFigures {
   // from ("heuristic", "--matmul-tile", "tuned", "tuning cache"); else empty.
   std::string matmul_config;
   std::string matmul_config_source;
+  // What compiling the kernel decided beyond the plan (Executable::compile_notes); empty for most.
+  std::string compile_note;
 };
 
 struct RunCheck {
@@ -57,6 +59,9 @@ struct RunResult {
   RunCheck check;
   double compile_ms = 0;
   double first_result_ms = 0;
+  // Seeded random inputs drawn on the device (nothing needed them on the
+  // host); false for inputs drawn or read on the host and uploaded.
+  bool inputs_drawn_on_device = false;
   double host_us_per_run = 0;
   // How those runs launched the plan: "CUDA graph replay", or "kernel by
   // kernel" with the reason ("kernel by kernel: the CUDA driver has no graph API").

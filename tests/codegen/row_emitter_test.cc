@@ -102,16 +102,25 @@ TEST(RowEmitterTest, UnalignedSoftmaxKeepsItsExpForTheOutputPass) {
 TEST(RowEmitterTest, BigBlocksAndClustersHoldTheirSegmentInSharedMemory) {
   struct Expected {
     Graph graph;
-    std::string bounds;
+    int threads;
+    int min_blocks;
     unsigned shared_bytes;
   };
   for (const Expected& e :
-       {Expected{SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256), "(512, 4)", 4 * 512 * 16},
-        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 16384, 32768), "(1024, 2)", 4 * 1024 * 16},
-        Expected{SweepRowGraph(RowOp::kSoftmax, DType::kF32, 512, 131071), "(512, 3)", 8 * 512 * 16}}) {
+       {Expected{SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256), 512, 4, 4 * 512 * 16},
+        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 16384, 32768), 1024, 2, 4 * 1024 * 16},
+        Expected{SweepRowGraph(RowOp::kSoftmax, DType::kF32, 512, 131071), 512, 3, 8 * 512 * 16}}) {
     const GeneratedKernel kernel = RowKernel(e.graph);
     SCOPED_TRACE(kernel.body.substr(0, 200));
-    EXPECT_THAT(kernel.body, HasSubstr("__launch_bounds__" + e.bounds));
+    const std::string bounded = absl::StrCat("__launch_bounds__(", e.threads, ", ", e.min_blocks, ") ");
+    const std::string unbounded = absl::StrCat("__launch_bounds__(", e.threads, ") ");
+    EXPECT_THAT(kernel.body, HasSubstr(bounded));
+    EXPECT_EQ(kernel.min_blocks_per_sm, e.min_blocks);
+    // The variant the runtime falls back to where the bounded one spills:
+    // the same kernel, its bound asking for no occupancy.
+    std::string relaxed = kernel.body;
+    relaxed.replace(relaxed.find(bounded), bounded.size(), unbounded);
+    EXPECT_EQ(kernel.unbounded_body, relaxed);
     EXPECT_THAT(kernel.body, HasSubstr("extern __shared__ __align__(16) unsigned char kiln_rows[];"));
     EXPECT_THAT(kernel.body, HasSubstr("kiln_copy_wait();"));
     EXPECT_THAT(kernel.body, HasSubstr("= r_in0[s * kThreads + lane];"));
@@ -132,6 +141,8 @@ TEST(RowEmitterTest, SmallBlocksAndOneBlockSegmentsStayInRegisters) {
     EXPECT_THAT(kernel.body, HasSubstr("h_in0[s] = kiln_load_vec<"));
     EXPECT_THAT(kernel.body, Not(HasSubstr("kiln_rows")));
     EXPECT_EQ(kernel.launch.shared_bytes, 0u);
+    EXPECT_EQ(kernel.min_blocks_per_sm, 0);
+    EXPECT_EQ(kernel.unbounded_body, "");
   }
 }
 

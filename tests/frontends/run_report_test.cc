@@ -48,6 +48,15 @@ TEST(RunReportTest, Table) {
             "(kernel by kernel: the CUDA driver has no graph API)\n");
 }
 
+TEST(RunReportTest, TableSaysWhatCompilingAKernelDecided) {
+  RunResult r = Example();
+  r.kernels[0].compile_note = "launch bound of 4 blocks per SM dropped: it spilled 188 bytes per thread, without it 0";
+  EXPECT_NE(RunTable(r).find("96.0%\nf0_row_reduction: launch bound of 4 blocks per SM dropped: it spilled 188 bytes "
+                             "per thread, without it 0\ncheck:"),
+            std::string::npos)
+      << RunTable(r);
+}
+
 TEST(RunReportTest, TableWithoutCheckAndFailingCheck) {
   RunResult r = Example();
   r.check.checked = false;
@@ -64,7 +73,7 @@ TEST(RunReportTest, JsonNamesAMatmulKernelsConfigAndWhereItCameFrom) {
   r.kernels[0].matmul_config = "128x256x64:4:8:pingpong";
   r.kernels[0].matmul_config_source = "tuning cache";
   EXPECT_NE(RunJson(r).find("\"kind\": \"matmul\", \"strategy\": \"persistent (warp per row)\", \"matmul\": "
-                            "{\"config\": \"128x256x64:4:8:pingpong\", \"source\": \"tuning cache\"}, \"us\": "),
+                            "{\"config\": \"128x256x64:4:8:pingpong\", \"source\": \"tuning cache\"}, \"compile_note\": \"\", \"us\": "),
             std::string::npos)
       << RunJson(r);
 }
@@ -85,13 +94,14 @@ TEST(RunReportTest, JsonEscapesStringsAndNullsNonFiniteNumbers) {
             "\"fraction_of_roofline\": 0.9600},\n"
             "  \"kernels\": [\n"
             "    {\"name\": \"f0_row_reduction\", \"kind\": \"row_reduction\", \"strategy\": \"persistent (warp per "
-            "row)\", \"matmul\": null, \"us\": 131.000, \"bytes\": 536870912, \"bytes_read\": 268435456, \"bytes_written\": 268435456, "
+            "row)\", \"matmul\": null, \"compile_note\": \"\", \"us\": 131.000, \"bytes\": 536870912, \"bytes_read\": 268435456, \"bytes_written\": 268435456, "
             "\"flops\": 335544320, \"gbps\": 4098.3, \"fraction_of_copy\": 0.9758, \"roofline_us\": 127.200, "
             "\"fraction_of_roofline\": 0.9710}\n"
             "  ],\n"
             "  \"check\": {\"max_rel_error\": 1.25e-07, \"tolerance\": 1e-05, \"passed\": true, \"checked\": true},\n"
             "  \"compile_ms\": 41.5,\n"
             "  \"first_result_ms\": 270.3,\n"
+            "  \"inputs_drawn_on_device\": false,\n"
             "  \"host_us_per_run\": 3.10,\n"
             "  \"run_launch\": \"kernel by kernel: the CUDA driver has no graph API\",\n"
             "  \"cache\": {\"compiles\": 0, \"disk_hits\": 1, \"memory_hits\": 0}\n"

@@ -7,10 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "fusion/planner.h"
 #include "gtest/gtest.h"
 #include "tests/differential.h"
+#include "runtime/executable.h"
 #include "tests/row_test_graphs.h"
 
 namespace kiln {
@@ -126,6 +128,23 @@ TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
     cases.push_back(OpCase(c.op, c.dtype, c.rows, c.cols, 3, limits));
   }
   ExpectEveryCaseMatches(cases, limits);
+}
+
+// Layernorm rows of 50257 f16, each block's segment in shared memory: the
+// bound's ask for 4 blocks per SM leaves ptxas 32 registers a thread, and
+// the kernel spilled (188 bytes per thread). It runs without the ask, and
+// still matches the reference.
+TEST_F(RowGpuTest, AKernelWhoseLaunchBoundSpillsRunsWithoutIt) {
+  const Graph graph = SweepRowGraph(RowOp::kLayerNorm, DType::kF16, 1335, 50257);
+  KernelCache cache({.use_disk = false});
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  ASSERT_EQ((*exe)->compile_notes().size(), 1u);
+  EXPECT_TRUE(absl::StartsWith((*exe)->compile_notes()[0], "launch bound of 4 blocks per SM dropped: it spilled "))
+      << (*exe)->compile_notes()[0];
+  EXPECT_TRUE(absl::StrContains((*exe)->compile_notes()[0], ", without it 0")) << (*exe)->compile_notes()[0];
+  EXPECT_EQ((*exe)->kernels()[0].min_blocks_per_sm, 0);
+  EXPECT_EQ(Check(graph, cache, 5, DeviceLimitsOf(device().info())), "");
 }
 
 // Rows whose length is not a multiple of the vector width: every residue
