@@ -49,19 +49,27 @@ struct GeneratedKernel {
   std::string name;
   std::string body;  // the kernel alone, without the device library
   // Where the launch bound asks for several blocks per SM, which caps
-  // ptxas's registers per thread, the same kernel without that ask: the
-  // runtime compiles it instead when the capped kernel spills to local
-  // memory. Empty for a kernel whose bound asks for no occupancy.
-  std::string unbounded_body;
-  int min_blocks_per_sm = 0;  // the blocks per SM the bound asks for where unbounded_body is set; else 0
+  // ptxas's registers per thread: the ask, and where the bound sits in the
+  // body, so the runtime can tune it (WithMinBlocks). min_blocks_per_sm is 0
+  // for a kernel whose bound is not to be tuned, 1 for a tuned one that asks
+  // for no occupancy.
+  int min_blocks_per_sm = 0;
+  int bound_threads = 0;
+  size_t bound_at = 0;    // offset of "__launch_bounds__(" in body
+  size_t bound_size = 0;  // its length, up to and with ")"
   LaunchShape launch;
   std::vector<KernelParam> params;  // in declaration order
 
   // A complete translation unit: the device library followed by the body.
   std::string Source() const;
-  // The same with unbounded_body.
-  std::string UnboundedSource() const;
+  // The same kernel with its bound asking for `blocks` per SM (1: no ask,
+  // so ptxas may use every register a block of its threads can have).
+  // Only for a kernel whose bound asks for some (min_blocks_per_sm > 0).
+  GeneratedKernel WithMinBlocks(int blocks) const;
 };
+
+// "__launch_bounds__(512, 4)", or "__launch_bounds__(512)" for one block.
+std::string LaunchBounds(int threads, int min_blocks_per_sm);
 
 }  // namespace kiln
 

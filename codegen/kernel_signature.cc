@@ -6,12 +6,25 @@
 #include "absl/strings/str_join.h"
 #include "codegen/cuda_types.h"
 #include "codegen/device_library.h"
+#include "graph/check.h"
 
 namespace kiln {
 
 std::string GeneratedKernel::Source() const { return absl::StrCat(DeviceLibrarySource(), "\n", body); }
-std::string GeneratedKernel::UnboundedSource() const {
-  return absl::StrCat(DeviceLibrarySource(), "\n", unbounded_body);
+
+std::string LaunchBounds(int threads, int min_blocks_per_sm) {
+  return min_blocks_per_sm > 1 ? absl::StrCat("__launch_bounds__(", threads, ", ", min_blocks_per_sm, ")")
+                               : absl::StrCat("__launch_bounds__(", threads, ")");
+}
+
+GeneratedKernel GeneratedKernel::WithMinBlocks(int blocks) const {
+  KILN_CHECK(min_blocks_per_sm > 0);
+  GeneratedKernel k = *this;
+  const std::string bound = LaunchBounds(bound_threads, blocks);
+  k.body.replace(bound_at, bound_size, bound);
+  k.bound_size = bound.size();
+  k.min_blocks_per_sm = std::max(blocks, 1);
+  return k;
 }
 
 KernelSignature::KernelSignature(const Graph& graph, const Kernel& kernel) : graph_(graph), kernel_(kernel) {}

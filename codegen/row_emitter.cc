@@ -628,14 +628,13 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
 
   // With the segment in shared memory, registers need not be what limits the
   // blocks an SM holds: ask for as many as its threads and shared memory
-  // allow. The runtime drops the ask where the registers it leaves spill.
-  const std::string unbounded = absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", block, ") ");
-  const size_t header_at = body_.size();
+  // allow. Where the registers that leaves spill, the runtime tunes the ask.
   const int min_blocks = rows_in_shared_ ? BlocksPerSm(block, row_shared_bytes, limits_) : 0;
-  absl::StrAppend(&body_, min_blocks > 0 ? absl::StrCat("extern \"C\" __global__ void __launch_bounds__(", block, ", ",
-                                                        min_blocks, ") ")
-                                         : unbounded);
-  const size_t header_size = body_.size() - header_at;
+  absl::StrAppend(&body_, "extern \"C\" __global__ void ");
+  const size_t bound_at = body_.size();
+  const std::string bound = rows_in_shared_ ? absl::StrCat("__launch_bounds__(", block, ", ", min_blocks, ")")
+                                            : LaunchBounds(block, 1);
+  absl::StrAppend(&body_, bound, " ");
   if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
   absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
                   "  using kiln_index = ", IndexType(), ";\n  constexpr kiln_index kRows = ", row_.rows,
@@ -802,8 +801,9 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   signature_.Fill(generated);
   if (min_blocks > 1) {
     generated.min_blocks_per_sm = min_blocks;
-    generated.unbounded_body = body_;
-    generated.unbounded_body.replace(header_at, header_size, unbounded);
+    generated.bound_threads = block;
+    generated.bound_at = bound_at;
+    generated.bound_size = bound.size();
   }
   generated.body = std::move(body_);
   generated.launch.block = block;

@@ -12,42 +12,17 @@
 #include "fusion/matmul_candidates.h"
 #include "fusion/matmul_schedule.h"
 #include "fusion/traffic.h"
-#include "graph/host_tensor.h"
-#include "graph/tensor_bytes.h"
 #include "runtime/device_buffer.h"
-#include "runtime/event_timer.h"
+#include "runtime/kernel_timing.h"
 #include "runtime/loaded_kernel.h"
-#include "runtime/tensor_map.h"
 
 namespace kiln {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Device time each candidate is measured over, at least kMinSamples runs.
-constexpr double kMeasureMicros = 20000;
-constexpr int kMinSamples = 5;
-constexpr int kMaxSamples = 50;
-
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Random values of `dtype`, a block of them copied over and over: timing on
-// zeros flatters the tensor cores (seen 13% on an H200).
-absl::Status FillRandom(const CudaDriver& driver, const DeviceBuffer& buffer, DType dtype) {
-  constexpr int64_t kBlockElements = int64_t{1} << 21;
-  const int64_t elements = std::max<int64_t>(1, std::min(kBlockElements, buffer.size() / DTypeSize(dtype)));
-  const std::string block = EncodeTensor(RandomTensor(dtype, {elements}, /*seed=*/20261201));
-  for (int64_t offset = 0; offset < buffer.size(); offset += static_cast<int64_t>(block.size())) {
-    const int64_t bytes = std::min<int64_t>(static_cast<int64_t>(block.size()), buffer.size() - offset);
-    if (absl::Status s = CudaCall(driver.MemcpyHtoD(buffer.ptr() + offset, block.data(), static_cast<size_t>(bytes)),
-                                  "cuMemcpyHtoD", "tuning inputs");
-        !s.ok()) {
-      return s;
-    }
-  }
-  return absl::OkStatus();
 }
 
 struct Candidate {
@@ -62,50 +37,7 @@ absl::StatusOr<double> TimeCandidate(const Device& device, const GeneratedKernel
                                      const std::map<NodeId, DeviceBuffer>& buffers) {
   absl::StatusOr<std::unique_ptr<LoadedKernel>> loaded = LoadedKernel::Load(compiled.cubin, generated.name);
   if (!loaded.ok()) return loaded.status();
-  const size_t count = generated.params.size();
-  std::vector<CUdeviceptr> pointers(count, 0);
-  std::vector<CUtensorMap> maps(count);
-  std::vector<void*> args(count, nullptr);
-  for (size_t i = 0; i < count; ++i) {
-    const KernelParam& param = generated.params[i];
-    const CUdeviceptr address = buffers.at(param.node).ptr();
-    if (param.kind == KernelParam::Kind::kPointer) {
-      pointers[i] = address;
-      args[i] = &pointers[i];
-    } else {
-      absl::StatusOr<CUtensorMap> map = EncodeTensorMap(device.driver(), param.map, address, generated.name);
-      if (!map.ok()) return map.status();
-      maps[i] = *map;
-      args[i] = &maps[i];
-    }
-  }
-  LaunchConfig config;
-  config.grid[0] = generated.launch.grid;
-  config.block[0] = generated.launch.block;
-  config.shared_bytes = generated.launch.shared_bytes;
-  auto launch = [&] { return (*loaded)->Launch(config, args.data(), nullptr); };
-  absl::StatusOr<double> first = MedianMicros(launch, 1, /*warmup=*/1, nullptr);
-  if (!first.ok()) return first.status();
-  const int samples = std::clamp(static_cast<int>(kMeasureMicros / std::max(*first, 1.0)), kMinSamples, kMaxSamples);
-  return MedianMicros(launch, samples, /*warmup=*/1, nullptr);
-}
-
-// The buffers a kernel's candidates run on: random inputs, unwritten outputs.
-absl::StatusOr<std::map<NodeId, DeviceBuffer>> TuningBuffers(const Graph& graph, const Kernel& kernel,
-                                                            const Device& device) {
-  std::map<NodeId, DeviceBuffer> buffers;
-  for (const auto& [nodes, inputs] : {std::pair{&kernel.inputs, true}, std::pair{&kernel.outputs, false}}) {
-    for (NodeId id : *nodes) {
-      const Node& node = graph.node(id);
-      absl::StatusOr<DeviceBuffer> buffer = DeviceBuffer::Allocate(TensorBytes(node));
-      if (!buffer.ok()) return buffer.status();
-      if (inputs) {
-        if (absl::Status s = FillRandom(device.driver(), *buffer, node.dtype); !s.ok()) return s;
-      }
-      buffers.emplace(id, *std::move(buffer));
-    }
-  }
-  return buffers;
+  return TimeKernelAlone(device, generated, **loaded, buffers);
 }
 
 absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, const DeviceLimits& limits,
@@ -151,7 +83,7 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
       return kernels.GetOrCompile({c.generated.Source(), kernel.name}, arch);
     });
   }
-  absl::StatusOr<std::map<NodeId, DeviceBuffer>> buffers = TuningBuffers(graph, kernel, device);
+  absl::StatusOr<std::map<NodeId, DeviceBuffer>> buffers = TuningBuffers(graph, *heuristic, device, kernels);
   if (!buffers.ok()) return buffers.status();
 
   double best = -1;

@@ -12,6 +12,7 @@
 #include "graph/tensor_bytes.h"
 #include "runtime/event_series.h"
 #include "runtime/event_timer.h"
+#include "runtime/launch_bound_tuner.h"
 #include "runtime/memory_planner.h"
 #include "runtime/tensor_map.h"
 
@@ -35,43 +36,6 @@ std::string KernelRangeName(const Graph& graph, const Kernel& kernel, size_t max
   if (kernel.nodes.size() > max_nodes) absl::StrAppend(&name, " (+", kernel.nodes.size() - max_nodes, " more)");
   return name;
 }
-
-namespace {
-
-absl::StatusOr<std::unique_ptr<LoadedKernel>> CompileAndLoad(const std::string& source, const std::string& name,
-                                                             KernelCache& cache, const std::string& arch) {
-  absl::StatusOr<std::shared_ptr<const CompiledKernel>> compiled = cache.GetOrCompile({source, name}, arch);
-  if (!compiled.ok()) return compiled.status();
-  return LoadedKernel::Load((*compiled)->cubin, name);
-}
-
-// The kernel compiled and loaded. A launch bound that asks for several blocks
-// per SM caps the registers ptxas may use; where that cap spills to local
-// memory (layernorm rows of 50257 f16 spilled 188 bytes per thread and ran
-// 1.4x slower), the kernel without the ask is compiled too and kept when it
-// spills less: `generated` then holds its body, and `note` says why.
-absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadLeastSpilling(GeneratedKernel& generated, KernelCache& cache,
-                                                                const std::string& arch, std::string& note) {
-  absl::StatusOr<std::unique_ptr<LoadedKernel>> bounded = CompileAndLoad(generated.Source(), generated.name, cache, arch);
-  if (!bounded.ok() || generated.unbounded_body.empty()) return bounded;
-  absl::StatusOr<int> bounded_spill = (*bounded)->LocalBytesPerThread();
-  if (!bounded_spill.ok()) return bounded_spill.status();
-  if (*bounded_spill == 0) return bounded;
-  absl::StatusOr<std::unique_ptr<LoadedKernel>> unbounded =
-      CompileAndLoad(generated.UnboundedSource(), generated.name, cache, arch);
-  if (!unbounded.ok()) return unbounded.status();
-  absl::StatusOr<int> unbounded_spill = (*unbounded)->LocalBytesPerThread();
-  if (!unbounded_spill.ok()) return unbounded_spill.status();
-  if (*unbounded_spill >= *bounded_spill) return bounded;
-  note = absl::StrCat("launch bound of ", generated.min_blocks_per_sm, " blocks per SM dropped: it spilled ",
-                      *bounded_spill, " bytes per thread, without it ", *unbounded_spill);
-  generated.body = std::move(generated.unbounded_body);
-  generated.unbounded_body.clear();
-  generated.min_blocks_per_sm = 0;
-  return unbounded;
-}
-
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& graph, const Device& device,
                                                                 KernelCache& cache, ExecutableOptions options) {
@@ -106,19 +70,19 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   for (const Kernel& kernel : p.kernels) {
     absl::StatusOr<GeneratedKernel> generated = GenerateKernel(g, kernel, limits);
     if (!generated.ok()) return generated.status();
-    std::string note;
-    absl::StatusOr<std::unique_ptr<LoadedKernel>> loaded = LoadLeastSpilling(*generated, cache, limits.Arch(), note);
-    if (!loaded.ok()) return loaded.status();
+    absl::StatusOr<TunedKernel> tuned = LoadWithTunedLaunchBound(g, *std::move(generated), device, cache,
+                                                                 limits.Arch(), options.autotune);
+    if (!tuned.ok()) return tuned.status();
     LaunchConfig config;
-    config.grid[0] = generated->launch.grid;
-    config.block[0] = generated->launch.block;
-    config.shared_bytes = generated->launch.shared_bytes;
+    config.grid[0] = tuned->generated.launch.grid;
+    config.block[0] = tuned->generated.launch.block;
+    config.shared_bytes = tuned->generated.launch.shared_bytes;
     // A cluster size is declared in the kernel source (__cluster_dims__), so a
     // plain launch forms the clusters.
     exe->launch_.push_back(config);
-    exe->generated_.push_back(*std::move(generated));
-    exe->compile_notes_.push_back(std::move(note));
-    exe->loaded_.push_back(*std::move(loaded));
+    exe->generated_.push_back(std::move(tuned->generated));
+    exe->compile_notes_.push_back(std::move(tuned->note));
+    exe->loaded_.push_back(std::move(tuned->loaded));
   }
   exe->graph_inputs_ = g.inputs();
   std::vector<std::string> range_names;

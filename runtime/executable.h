@@ -102,9 +102,8 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
-  // Per kernel, what compiling it decided beyond the plan: empty, or why the
-  // kernel runs without its launch bound's occupancy ask ("launch bound of
-  // 4 blocks per SM dropped: it spilled 188 bytes per thread, without it 0").
+  // Per kernel, what compiling it decided beyond the plan: empty, or the
+  // launch bound tuning chose and what it timed (runtime/launch_bound_tuner.h).
   const std::vector<std::string>& compile_notes() const { return compile_notes_; }
   // What tuning decided, one entry per matmul kernel it chose a config for.
   const std::vector<TuningReport>& tuning() const { return tuning_; }

@@ -179,6 +179,8 @@ def run_case(case, settings: CaseSettings) -> dict:
             "kiln_compile_ms": report.get("compile_ms"),
             "kiln_cache": report.get("cache", {}),
             "kiln_build": report.get("kiln", ""),
+            # What compiling decided beyond the plan, such as a tuned launch bound.
+            "kiln_compile_notes": [k["compile_note"] for k in report["kernels"] if k.get("compile_note")],
         })
         fn = torch_function(case)
         if check:

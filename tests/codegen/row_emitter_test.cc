@@ -116,11 +116,17 @@ TEST(RowEmitterTest, BigBlocksAndClustersHoldTheirSegmentInSharedMemory) {
     const std::string unbounded = absl::StrCat("__launch_bounds__(", e.threads, ") ");
     EXPECT_THAT(kernel.body, HasSubstr(bounded));
     EXPECT_EQ(kernel.min_blocks_per_sm, e.min_blocks);
-    // The variant the runtime falls back to where the bounded one spills:
-    // the same kernel, its bound asking for no occupancy.
-    std::string relaxed = kernel.body;
-    relaxed.replace(relaxed.find(bounded), bounded.size(), unbounded);
-    EXPECT_EQ(kernel.unbounded_body, relaxed);
+    // The variants the runtime tunes where the bound spills: the same kernel,
+    // its bound asking for fewer blocks, or for none.
+    for (int blocks = e.min_blocks - 1; blocks >= 1; --blocks) {
+      const GeneratedKernel variant = kernel.WithMinBlocks(blocks);
+      std::string want = kernel.body;
+      want.replace(want.find(bounded), bounded.size(),
+                   blocks > 1 ? absl::StrCat("__launch_bounds__(", e.threads, ", ", blocks, ") ") : unbounded);
+      EXPECT_EQ(variant.body, want);
+      EXPECT_EQ(variant.min_blocks_per_sm, blocks);
+      EXPECT_EQ(variant.WithMinBlocks(e.min_blocks).body, kernel.body);
+    }
     EXPECT_THAT(kernel.body, HasSubstr("extern __shared__ __align__(16) unsigned char kiln_rows[];"));
     EXPECT_THAT(kernel.body, HasSubstr("kiln_copy_wait();"));
     EXPECT_THAT(kernel.body, HasSubstr("= r_in0[s * kThreads + lane];"));
@@ -142,7 +148,6 @@ TEST(RowEmitterTest, SmallBlocksAndOneBlockSegmentsStayInRegisters) {
     EXPECT_THAT(kernel.body, Not(HasSubstr("kiln_rows")));
     EXPECT_EQ(kernel.launch.shared_bytes, 0u);
     EXPECT_EQ(kernel.min_blocks_per_sm, 0);
-    EXPECT_EQ(kernel.unbounded_body, "");
   }
 }
 
