@@ -3,8 +3,8 @@
 // may use; whether a spill or fewer blocks per SM costs more depends on
 // where the spill lands, so the asks are timed. Layernorm rows of 50257 on
 // an H200, asking for 4 blocks of 512 threads: f16 spilled 72 bytes a thread
-// and ran 1.4x slower than with 3 blocks, bf16 spilled 48 and lost 2%
-// against 3 blocks, while 2 blocks without a spill lost 23%.
+// and ran 1.37x slower than with 3 blocks; bf16 spilled 48 and lost 2%
+// against 3 blocks (8 bytes spilled), while 2 blocks without a spill lost 18%.
 //
 //   absl::StatusOr<TunedKernel> k = LoadWithTunedLaunchBound(graph, *generated, device, cache, arch, true);
 //   k->generated   // the variant chosen (its body, its min_blocks_per_sm)
@@ -36,8 +36,8 @@ struct TunedKernel {
 // kernel spills to local memory. Then each ask from the planner's down to
 // the first that does not spill (1: none) is compiled and timed alone on
 // random inputs (runtime/kernel_timing.h), and the fastest is kept; the
-// note lists them: "launch bound tuned to 3 blocks per SM: 4 132.0 us
-// (spilled 72 B a thread), 3 98.1 us".
+// note lists them: "launch bound tuned to 3 blocks per SM: 4 182.0 us
+// (spilled 72 B a thread), 3 132.7 us".
 absl::StatusOr<TunedKernel> LoadWithTunedLaunchBound(const Graph& graph, GeneratedKernel generated, const Device& device,
                                                      KernelCache& cache, const std::string& arch, bool tune);
 
