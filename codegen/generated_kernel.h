@@ -49,14 +49,13 @@ struct GeneratedKernel {
   std::string name;
   std::string body;  // the kernel alone, without the device library
   // Where the launch bound asks for several blocks per SM, which caps
-  // ptxas's registers per thread: the ask, and where the bound sits in the
-  // body, so the runtime can tune it (WithMinBlocks). min_blocks_per_sm is 0
-  // for a kernel whose bound is not to be tuned, 1 for a tuned one that asks
-  // for no occupancy.
+  // ptxas's registers per thread: the ask, and where the bound,
+  // LaunchBounds(launch.block, min_blocks_per_sm), sits in the body, so the
+  // runtime can tune it (WithMinBlocks). min_blocks_per_sm is 0 for a kernel
+  // whose bound is not to be tuned, 1 for a tuned one that asks for no
+  // occupancy.
   int min_blocks_per_sm = 0;
-  int bound_threads = 0;
-  size_t bound_at = 0;    // offset of "__launch_bounds__(" in body
-  size_t bound_size = 0;  // its length, up to and with ")"
+  size_t bound_at = 0;  // offset of "__launch_bounds__(" in body
   LaunchShape launch;
   std::vector<KernelParam> params;  // in declaration order
 

@@ -19,11 +19,11 @@ std::string LaunchBounds(int threads, int min_blocks_per_sm) {
 
 GeneratedKernel GeneratedKernel::WithMinBlocks(int blocks) const {
   KILN_CHECK(min_blocks_per_sm > 0);
+  const std::string bound = LaunchBounds(static_cast<int>(launch.block), min_blocks_per_sm);
+  KILN_CHECK(body.compare(bound_at, bound.size(), bound) == 0);
   GeneratedKernel k = *this;
-  const std::string bound = LaunchBounds(bound_threads, blocks);
-  k.body.replace(bound_at, bound_size, bound);
-  k.bound_size = bound.size();
   k.min_blocks_per_sm = std::max(blocks, 1);
+  k.body.replace(bound_at, bound.size(), LaunchBounds(static_cast<int>(launch.block), k.min_blocks_per_sm));
   return k;
 }
 

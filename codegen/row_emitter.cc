@@ -632,9 +632,9 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   const int min_blocks = rows_in_shared_ ? BlocksPerSm(block, row_shared_bytes, limits_) : 0;
   absl::StrAppend(&body_, "extern \"C\" __global__ void ");
   const size_t bound_at = body_.size();
-  const std::string bound = rows_in_shared_ ? absl::StrCat("__launch_bounds__(", block, ", ", min_blocks, ")")
-                                            : LaunchBounds(block, 1);
-  absl::StrAppend(&body_, bound, " ");
+  absl::StrAppend(&body_, rows_in_shared_ ? absl::StrCat("__launch_bounds__(", block, ", ", min_blocks, ")")
+                                          : LaunchBounds(block, 1),
+                  " ");
   if (unit_ == Unit::kCluster) absl::StrAppend(&body_, "__cluster_dims__(", row_.cluster_blocks, ", 1, 1) ");
   absl::StrAppend(&body_, kernel_.name, "(", signature_.ParameterList(), ") {\n",
                   "  using kiln_index = ", IndexType(), ";\n  constexpr kiln_index kRows = ", row_.rows,
@@ -801,9 +801,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   signature_.Fill(generated);
   if (min_blocks > 1) {
     generated.min_blocks_per_sm = min_blocks;
-    generated.bound_threads = block;
     generated.bound_at = bound_at;
-    generated.bound_size = bound.size();
   }
   generated.body = std::move(body_);
   generated.launch.block = block;

@@ -9,6 +9,26 @@
 #include "runtime/device_random.h"
 
 namespace kiln {
+namespace {
+
+absl::Status ForNode(const Node& node, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(NodeLabel(node), ": ", s.message()));
+}
+
+// Appends a buffer for each output, filled with NaN bytes (in every float
+// dtype), so an element no kernel writes cannot pass a check.
+absl::Status AddOutputs(const Graph& graph, DeviceIo& io) {
+  for (NodeId o : graph.outputs()) {
+    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(graph.node(o)));
+    if (!b.ok()) return ForNode(graph.node(o), b.status());
+    if (absl::Status s = b->Memset8(0xff); !s.ok()) return s;
+    io.outputs.push_back(b->ptr());
+    io.buffers.push_back(*std::move(b));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<DeviceIo> UploadIo(const Graph& graph, const std::vector<HostTensor>& inputs) {
   DeviceIo io;
@@ -19,37 +39,23 @@ absl::StatusOr<DeviceIo> UploadIo(const Graph& graph, const std::vector<HostTens
     io.inputs.push_back(b->ptr());
     io.buffers.push_back(*std::move(b));
   }
-  for (NodeId o : graph.outputs()) {
-    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(graph.node(o)));
-    if (!b.ok()) return b.status();
-    io.outputs.push_back(b->ptr());
-    io.buffers.push_back(*std::move(b));
-  }
+  if (absl::Status s = AddOutputs(graph, io); !s.ok()) return s;
   return io;
 }
 
 absl::StatusOr<DeviceIo> DrawIo(const Graph& graph, const Device& device, KernelCache& cache, uint64_t seed) {
-  auto for_node = [](const Node& node, const absl::Status& s) {
-    return absl::Status(s.code(), absl::StrCat(NodeLabel(node), ": ", s.message()));
-  };
   DeviceIo io;
   for (size_t i = 0; i < graph.inputs().size(); ++i) {
     const Node& node = graph.node(graph.inputs()[i]);
     absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(node));
-    if (!b.ok()) return for_node(node, b.status());
+    if (!b.ok()) return ForNode(node, b.status());
     if (absl::Status s = FillRandom(device, cache, node.dtype, NumElements(node.shape), seed + i, *b); !s.ok()) {
-      return for_node(node, s);
+      return ForNode(node, s);
     }
     io.inputs.push_back(b->ptr());
     io.buffers.push_back(*std::move(b));
   }
-  for (NodeId o : graph.outputs()) {
-    absl::StatusOr<DeviceBuffer> b = DeviceBuffer::Allocate(TensorBytes(graph.node(o)));
-    if (!b.ok()) return for_node(graph.node(o), b.status());
-    if (absl::Status s = b->Memset8(0xff); !s.ok()) return s;  // NaN in every float dtype
-    io.outputs.push_back(b->ptr());
-    io.buffers.push_back(*std::move(b));
-  }
+  if (absl::Status s = AddOutputs(graph, io); !s.ok()) return s;
   return io;
 }
 

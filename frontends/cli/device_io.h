@@ -26,12 +26,12 @@ struct DeviceIo {
   std::vector<CUdeviceptr> inputs, outputs;
 };
 
-// `inputs` follow graph.inputs(); outputs are allocated, not written.
+// Both fill the outputs with NaN bytes, so an element no kernel writes cannot
+// pass a check. `inputs` follow graph.inputs().
 absl::StatusOr<DeviceIo> UploadIo(const Graph& graph, const std::vector<HostTensor>& inputs);
 
 // Input i holds RandomTensor(dtype, shape, seed + i), drawn on the device (the
-// same values InputsFromFlags draws on the host); the outputs are filled with
-// NaN bytes, so an element no kernel writes cannot pass a check.
+// same values InputsFromFlags draws on the host).
 absl::StatusOr<DeviceIo> DrawIo(const Graph& graph, const Device& device, KernelCache& cache, uint64_t seed);
 
 // The outputs' current values, in graph.outputs() order.
