@@ -102,8 +102,8 @@ std::string OperandAt(const Node& operand, absl::string_view input, absl::string
     const int64_t axis = operand.axes[0];
     const int64_t stride = RowMajorStrides(operand.shape)[axis];
     std::string position = absl::StrCat("(", index, ")");
-    if (stride != 1) position = absl::StrCat("(", position, " / ", stride, "LL)");
-    if (axis > 0) position = absl::StrCat("(", position, " % ", operand.shape[axis], "LL)");
+    if (stride != 1) position = absl::StrCat("(", position, " / ", stride, ")");
+    if (axis > 0) position = absl::StrCat("(", position, " % ", operand.shape[axis], ")");
     return absl::StrCat("static_cast<", ValueType(operand.dtype), ">(", position, ")");
   }
   return LoadConversion(operand.dtype, absl::StrCat(input, "[", index, "]"));
@@ -117,11 +117,11 @@ std::string BroadcastIndex(const Dims& operand, const Dims& result, absl::string
   for (size_t d = 0; d < result.size(); ++d) {
     if (strides[d] == 0 || result[d] == 1) continue;
     std::string coordinate = std::string(index);
-    if (result_strides[d] != 1) coordinate = absl::StrCat("(", coordinate, " / ", result_strides[d], "LL)");
-    if (d > 0) coordinate = absl::StrCat("(", coordinate, " % ", result[d], "LL)");
-    terms.push_back(strides[d] == 1 ? coordinate : absl::StrCat(coordinate, " * ", strides[d], "LL"));
+    if (result_strides[d] != 1) coordinate = absl::StrCat("(", coordinate, " / ", result_strides[d], ")");
+    if (d > 0) coordinate = absl::StrCat("(", coordinate, " % ", result[d], ")");
+    terms.push_back(strides[d] == 1 ? coordinate : absl::StrCat(coordinate, " * ", strides[d]));
   }
-  if (terms.empty()) return "0LL";
+  if (terms.empty()) return "0";
   return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
 }
 

@@ -48,8 +48,8 @@ Graph FourInputs(DType dtype, int64_t rows, int64_t cols) {
 
 TEST(PointwiseEmitterTest, BroadcastRowsAndColumnsLoadOncePerVector) {
   const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 32768, 16384));
-  EXPECT_THAT(k.body, HasSubstr("x_in1[u] = kiln_load_vec<unsigned short, kV>(in1 + (((v * kV) % 16384LL)));"));
-  EXPECT_THAT(k.body, HasSubstr("s_in2[u] = in2[(((v * kV) / 16384LL))];"));
+  EXPECT_THAT(k.body, HasSubstr("x_in1[u] = kiln_load_vec<unsigned short, kV>(in1 + (col[u]));"));
+  EXPECT_THAT(k.body, HasSubstr("s_in2[u] = in2[row[u]];"));
   EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(x_in1[u].v[j])"));
   EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(s_in2[u])"));
   ExpectCompiles(k);
@@ -63,26 +63,48 @@ TEST(PointwiseEmitterTest, WholeTilesLoadWithoutBoundsChecks) {
   ExpectCompiles(k);
 }
 
-// A last dim that is no multiple of the vector puts vectors across two
-// rows: each vector finds its column once, reads a row's elements as the
-// aligned vectors covering them (element by element where it crosses into
-// the next row) and a column's two elements.
-TEST(PointwiseEmitterTest, OddRowsFindTheirColumnOncePerVector) {
+// A thread divides once to find its first vector's column and row; each
+// further vector steps them by the block's 2048 elements, in 32 bits where
+// they fit.
+TEST(PointwiseEmitterTest, ColumnsAndRowsStepFromOneDivision) {
   const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 333, 12345));
-  EXPECT_THAT(k.body, HasSubstr("col[u] = static_cast<int>((v * kV) % 12345LL);"));
+  EXPECT_THAT(k.body, HasSubstr("    int col[kUnroll];\n    int row[kUnroll];\n"));
+  EXPECT_THAT(k.body, HasSubstr("const long long e = v0 * kV, r = e / 12345;"));
+  EXPECT_THAT(k.body, HasSubstr("        col[u] = col[u - 1] + 2048;\n        row[u] = row[u - 1];\n"
+                                "        if (col[u] >= 12345) {\n          col[u] -= 12345;\n          ++row[u];\n"));
+  EXPECT_THAT(k.body, Not(HasSubstr("(v * kV) % 12345")));
+  ExpectCompiles(k);
+  const GeneratedKernel short_rows = EmitOnly(FourInputs(DType::kBF16, 3000000000, 8));
+  EXPECT_THAT(short_rows.body, HasSubstr("    int col[kUnroll];\n    long long row[kUnroll];\n"));
+  EXPECT_THAT(short_rows.body, HasSubstr("        col[u] = col[u - 1] + 0;\n        row[u] = row[u - 1] + 256;\n"));
+  ExpectCompiles(short_rows);
+  const GeneratedKernel long_rows = EmitOnly(FourInputs(DType::kBF16, 2, 2147483647));
+  EXPECT_THAT(long_rows.body, HasSubstr("    long long col[kUnroll];\n"));
+  ExpectCompiles(long_rows);
+}
+
+// A last dim that is no multiple of the vector puts vectors across two
+// rows. A vector within one row reads a row's elements as the aligned
+// vectors covering them, shifted, and a column's one element; the others
+// (about one in cols / kV) read the row element by element and the column's
+// two elements.
+TEST(PointwiseEmitterTest, OddRowsReadWholeVectorsWithinARow) {
+  const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 333, 12345));
   // Whole vectors of the row load as words, predicated, beside the streams...
-  EXPECT_THAT(k.body, HasSubstr("if (a + kV <= 12345LL) x_in1[u] = *reinterpret_cast<const KilnVec<unsigned, 4>*>(in1 "
+  EXPECT_THAT(k.body, HasSubstr("const long long a = (col[u]) & ~static_cast<long long>(kV - 1);"));
+  EXPECT_THAT(k.body, HasSubstr("if (a + kV <= 12345) x_in1[u] = *reinterpret_cast<const KilnVec<unsigned, 4>*>(in1 "
                                 "+ a);"));
-  EXPECT_THAT(k.body, HasSubstr("if (a + 2 * kV <= 12345LL) h_in1[u] = *reinterpret_cast<const KilnVec<unsigned, 4>*>("
+  EXPECT_THAT(k.body, HasSubstr("if (a + 2 * kV <= 12345) h_in1[u] = *reinterpret_cast<const KilnVec<unsigned, 4>*>("
                                 "in1 + a + kV);"));
-  // ...and are shifted where they are used; a vector reaching the next row
-  // or the row's last partial vector reads element by element.
+  // ...and are shifted where the vector lies within a row...
+  EXPECT_THAT(k.body, HasSubstr("if (col[u] + kV <= 12345 && ((col[u]) & ~static_cast<long long>(kV - 1)) + 2 * kV "
+                                "<= 12345) {"));
   EXPECT_THAT(k.body, HasSubstr("kiln_shift_dispatch<unsigned short, kV, 1>(lo_in1, hi_in1, m_in1);"));
-  EXPECT_THAT(k.body, HasSubstr("r_in1.v[j] = in1[(col[u] + j < 12345LL ? g_in1[u] : g1) + j];"));
-  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(r_in1.v[j])"));
-  EXPECT_THAT(k.body, HasSubstr("s2_in2[u] = col[u] + kV > 12345LL ? in2[(((v * kV - col[u] + 12345LL) / 12345LL))] "
-                                ": s_in2[u];"));
-  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32((col[u] + j < 12345LL ? s_in2[u] : s2_in2[u]))"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(s_in2[u])"));
+  // ...and read element by element where it is not.
+  EXPECT_THAT(k.body, HasSubstr("r_in1.v[j] = in1[(col[u] + j < 12345 ? (col[u]) : (col[u] - 12345)) + j];"));
+  EXPECT_THAT(k.body, HasSubstr("const unsigned short s2_in2 = col[u] + kV > 12345 ? in2[(row[u] + 1)] : s_in2[u];"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32((col[u] + j < 12345 ? s_in2[u] : s2_in2))"));
   ExpectCompiles(k);
 }
 
@@ -92,7 +114,7 @@ TEST(PointwiseEmitterTest, RowsShorterThanAVectorReadBroadcastsPerElement) {
   const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 1000, 3));
   EXPECT_THAT(k.body, Not(HasSubstr("col[u]")));
   EXPECT_THAT(k.body, Not(HasSubstr("x_in1[u]")));
-  EXPECT_THAT(k.body, HasSubstr("in1[((i % 3LL))]"));
+  EXPECT_THAT(k.body, HasSubstr("in1[((i % 3))]"));
   ExpectCompiles(k);
 }
 
@@ -103,7 +125,7 @@ TEST(PointwiseEmitterTest, EveryBroadcastVariantCompiles) {
     for (const Dims& dims : {Dims{4, 24, 64}, Dims{3, 7, 9}, Dims{4, 5, 1001}}) {
       SCOPED_TRACE(absl::StrCat(DTypeName(dtype), DimsString(dims)));
       const GeneratedKernel k = EmitOnly(BroadcastsOverThreeDims(dtype, dims));
-      EXPECT_THAT(k.body, HasSubstr("s_in4[u] = in4[0LL];"));
+      EXPECT_THAT(k.body, HasSubstr("s_in4[u] = in4[0];"));
       EXPECT_THAT(k.body, HasSubstr(dims[2] % 8 == 0 ? "x_in2[u] = kiln_load_vec<" : "h_in2[u] = *reinterpret_cast<"));
       ExpectCompiles(k);
     }
@@ -126,8 +148,8 @@ TEST(PointwiseEmitterTest, UnitReductionsStreamTheirOperand) {
 TEST(PointwiseEmitterTest, NormalizationOverRowsOfOneIsOneKernel) {
   const GeneratedKernel k = EmitOnly(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 67108864, 1));
   EXPECT_THAT(k.body, HasSubstr("x_in0[u] = kiln_load_vec<unsigned short, kV>(in0 + v * kV);"));
-  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(in1[0LL])"));
-  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(in2[0LL])"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(in1[0])"));
+  EXPECT_THAT(k.body, HasSubstr("kiln_bf16_to_f32(in2[0])"));
   ExpectCompiles(k);
 }
 
