@@ -85,6 +85,10 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
   const char* col_type = cols + step <= std::numeric_limits<int32_t>::max() ? "int" : "long long";
   const char* row_type = rows + unroll * step <= std::numeric_limits<int32_t>::max() ? "int" : "long long";
   const std::string cols_literal = absl::StrCat(cols);
+  // The first vector's flat index, 32-bit where a partial tile's vectors past
+  // the end fit too: its division is the only one a thread makes.
+  const char* first_type =
+      n + unroll * step <= std::numeric_limits<int32_t>::max() ? "int" : "long long";
   // A broadcast operand's offset of the row `row` (an expression): its index
   // over every dim but the last, whose stride is 0 (a column) or 1 (a row).
   const Dims row_dims = shape.empty() ? Dims{} : Dims(shape.begin(), shape.end() - 1);
@@ -208,7 +212,8 @@ absl::StatusOr<GeneratedKernel> EmitPointwiseKernel(const Graph& graph, const Ke
     if (finds_columns) {
       absl::StrAppend(&code, "    ", col_type, " col[kUnroll];\n");
       if (needs_rows) absl::StrAppend(&code, "    ", row_type, " row[kUnroll];\n");
-      absl::StrAppend(&code, "    {\n      const long long e = v0 * kV, r = e / ", cols_literal, ";\n",
+      absl::StrAppend(&code, "    {\n      const ", first_type, " e = static_cast<", first_type, ">(v0 * kV), r = e / ",
+                      cols_literal, ";\n",
                       "      col[0] = static_cast<", col_type, ">(e - r * ", cols_literal, ");\n");
       if (needs_rows) absl::StrAppend(&code, "      row[0] = static_cast<", row_type, ">(r);\n");
       absl::StrAppend(&code, "#pragma unroll\n      for (int u = 1; u < kUnroll; ++u) {\n",

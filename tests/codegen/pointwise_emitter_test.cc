@@ -69,13 +69,14 @@ TEST(PointwiseEmitterTest, WholeTilesLoadWithoutBoundsChecks) {
 TEST(PointwiseEmitterTest, ColumnsAndRowsStepFromOneDivision) {
   const GeneratedKernel k = EmitOnly(FourInputs(DType::kBF16, 333, 12345));
   EXPECT_THAT(k.body, HasSubstr("    int col[kUnroll];\n    int row[kUnroll];\n"));
-  EXPECT_THAT(k.body, HasSubstr("const long long e = v0 * kV, r = e / 12345;"));
+  EXPECT_THAT(k.body, HasSubstr("const int e = static_cast<int>(v0 * kV), r = e / 12345;"));
   EXPECT_THAT(k.body, HasSubstr("        col[u] = col[u - 1] + 2048;\n        row[u] = row[u - 1];\n"
                                 "        if (col[u] >= 12345) {\n          col[u] -= 12345;\n          ++row[u];\n"));
   EXPECT_THAT(k.body, Not(HasSubstr("(v * kV) % 12345")));
   ExpectCompiles(k);
   const GeneratedKernel short_rows = EmitOnly(FourInputs(DType::kBF16, 3000000000, 8));
   EXPECT_THAT(short_rows.body, HasSubstr("    int col[kUnroll];\n    long long row[kUnroll];\n"));
+  EXPECT_THAT(short_rows.body, HasSubstr("const long long e = static_cast<long long>(v0 * kV), r = e / 8;"));
   EXPECT_THAT(short_rows.body, HasSubstr("        col[u] = col[u - 1] + 0;\n        row[u] = row[u - 1] + 256;\n"));
   ExpectCompiles(short_rows);
   const GeneratedKernel long_rows = EmitOnly(FourInputs(DType::kBF16, 2, 2147483647));
