@@ -1,6 +1,6 @@
 """The sweep's result files: DIR/sweep.json (one entry per case, accumulating over runs), and from it
 DIR/sweep.md (per class: kiln's median fraction of copy, kiln against the faster peer, every case
-where kiln is slower, wrong or failed) and DIR/plots/<class>.svg (fraction of copy against bytes,
+where kiln is slower, wrong or failed; the issue's targets, targets.py) and DIR/plots/<class>.svg (fraction of copy against bytes,
 one series per kiln strategy). Standard library only.
 
     results = load_results(DIR / "sweep.json")       # name -> entry
@@ -19,6 +19,7 @@ import re
 import statistics
 
 from svg_plot import scatter_svg
+from targets import targets_markdown
 
 
 def load_results(path: pathlib.Path) -> dict:
@@ -77,7 +78,7 @@ def markdown(results: list[dict], gpu: str) -> str:
     measured = ["## Measured by", "", "Slices of the sweep run at different times; `--rerun-slower` measures the "
                 "failed and slower cases again.", "", "| kiln build | cases |", "|---|---|"]
     measured += [f"| {build} | {count} |" for build, count in sorted(builds.items())]
-    return "\n".join(lines + [""] + slow_sections + measured) + "\n"
+    return "\n".join(lines + [""] + targets_markdown(results) + slow_sections + measured) + "\n"
 
 
 def write_report(out: pathlib.Path, results: dict) -> None:

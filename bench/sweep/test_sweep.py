@@ -32,6 +32,7 @@ from cases import all_cases  # noqa: E402
 from kiln_inputs import FORMATS, SelfCheckGraph, kiln_values, round_to_format  # noqa: E402
 from schedule import CostModel, PhaseClock, case_bytes, chunk_size, round_robin, select  # noqa: E402
 from sweep_results import load_results, save_results, write_report  # noqa: E402
+from targets import targets_markdown  # noqa: E402
 from warm import WarmPool, WarmSettings, warm_case  # noqa: E402
 
 CASES = all_cases()
@@ -520,8 +521,63 @@ class ResultFilesTest(unittest.TestCase):
             self.assertIn(f"| 0.1.0 (git fake) | {len(cases) - 1} |", md)
             self.assertIn("| not recorded (older runs) | 1 |", md)
             self.assertIn("| row | ", md)
+            self.assertIn("## Targets", md)
             for cls in ("row", "transpose"):
                 self.assertIn("<svg", (out / "plots" / f"{cls}.svg").read_text())
+
+
+class TargetsTest(unittest.TestCase):
+    CASE = {c.name: c for c in CASES}
+
+    def at(self, name, fraction=None, us=None):
+        """The fake result of case `name`, timed to run at `fraction` of copy (or in `us`)."""
+        r = fake_result(self.CASE[name])
+        r["kiln_us"] = us if us is not None else r["bytes"] / (fraction * r["copy_gbps"] * 1e3)
+        _fractions(r)
+        return r
+
+    def row(self, lines, target):
+        found = [line for line in lines if line.startswith(f"| {target}")]
+        self.assertEqual(len(found), 1, lines)
+        return found[0]
+
+    def test_counts_the_cases_a_target_covers_and_lists_the_misses_worst_first(self):
+        results = [self.at("pointwise3_8191x8191_bf16", 0.80), self.at("pointwise2_8191x8191_bf16", 0.95),
+                   self.at("pointwise2_8191x8191_f16", 0.91), self.at("pointwise1_8191x8191_bf16", 0.50),
+                   self.at("pointwise3_1000x1000_bf16", 0.30), self.at("pointwise3_8191x8191_f32", 0.70)]
+        lines = targets_markdown(results)
+        # One-input, f32 and below-L2 cases are not multi-input 16-bit pointwise above L2.
+        self.assertEqual(self.row(lines, "bf16/f16 multi-input pointwise above L2 at >= 0.92"),
+                         "| bf16/f16 multi-input pointwise above L2 at >= 0.92 | 1 | 3 | "
+                         "pointwise3_8191x8191_bf16 (0.800), pointwise2_8191x8191_f16 (0.910) |")
+        self.assertEqual(self.row(lines, "pointwise above L2 at >= 0.90"),
+                         "| pointwise above L2 at >= 0.90 of copy | 2 | 5 | pointwise1_8191x8191_bf16 (0.500), "
+                         "pointwise3_8191x8191_f32 (0.700), pointwise3_8191x8191_bf16 (0.800) |")
+
+    def test_slower_cases_against_the_faster_peer(self):
+        results = [self.at("pointwise2_8191x8191_bf16", 0.95), self.at("pointwise1_8191x8191_bf16", 0.95)]
+        results[1]["kiln_speedup_vs_faster_peer"] = 0.97
+        self.assertEqual(self.row(targets_markdown(results), ">= 1.0x the faster peer"),
+                         "| >= 1.0x the faster peer on >= 95% of cases (50.0%) | 1 | 2 | "
+                         "pointwise1_8191x8191_bf16 (0.97x) |")
+
+    def test_odd_rows_are_timed_per_byte_against_the_next_multiple_of_8(self):
+        even = self.at("softmax_16384x4096_f32", us=100.0)
+        near = self.at("softmax_16396x4093_f32", us=100.0 * 1.05 * (16396 * 4093) / (16384 * 4096))
+        self.assertEqual(self.row(targets_markdown([even, near]), "odd row lengths"),
+                         "| odd row lengths within 10% of the next multiple of 8 (time per byte) | 1 | 1 |  |")
+        far = self.at("softmax_16396x4093_f32", us=100.0 * 1.2 * (16396 * 4093) / (16384 * 4096))
+        self.assertEqual(self.row(targets_markdown([even, far]), "odd row lengths"),
+                         "| odd row lengths within 10% of the next multiple of 8 (time per byte) | 0 | 1 | "
+                         "softmax_16396x4093_f32 (1.20x softmax_16384x4096_f32) |")
+
+    def test_the_split_softmax_and_the_failed_cases(self):
+        failed = {"name": "softmax_16384x4096_f32", "class": "row", "error": "kiln failed: boom"}
+        lines = targets_markdown([self.at("softmax_512x131071_f32", us=150.0), failed])
+        self.assertEqual(self.row(lines, "split softmax"),
+                         "| split softmax 512x131071 f32 <= 140 us (150.0 us) | 0 | 1 | "
+                         "softmax_512x131071_f32 (150.0 us) |")
+        self.assertNotIn("split softmax", "".join(targets_markdown([self.at("softmax_16384x4096_f32", 0.9)])))
 
 
 class MainTest(unittest.TestCase):
