@@ -78,13 +78,16 @@ class ScratchTest : public testing::Test {
   std::filesystem::path dir_;
 };
 
-// The built binary, <build>/kiln beside the test binary's folder; tests
-// that need it skip when it is not built.
+// The built binary: kiln beside the test binary (a GPU bundle's bin/), else
+// <build>/kiln beside the test binary's folder; tests that need it skip when
+// it is in neither.
 class KilnBinaryTest : public ScratchTest {
  protected:
   void SetUp() override {
     ScratchTest::SetUp();
-    kiln_ = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "kiln";
+    const std::filesystem::path tests = std::filesystem::read_symlink("/proc/self/exe").parent_path();
+    kiln_ = tests / "kiln";
+    if (!std::filesystem::exists(kiln_)) kiln_ = tests.parent_path() / "kiln";
     if (!std::filesystem::exists(kiln_)) GTEST_SKIP() << "the kiln binary is not built at " << kiln_;
   }
 
