@@ -1,7 +1,7 @@
 """The sweep's result files: DIR/sweep.json (one entry per case, accumulating over runs), and from it
 DIR/sweep.md (per class: kiln's median fraction of copy, kiln against the faster peer, every case
-where kiln is slower, wrong or failed; the issue's targets, targets.py) and DIR/plots/<class>.svg (fraction of copy against bytes,
-one series per kiln strategy). Standard library only.
+where kiln is slower, wrong or failed; the issue's targets, targets.py) and DIR/plots/<class>.svg
+(fraction of copy against bytes, one series per kiln strategy). Standard library only.
 
     results = load_results(DIR / "sweep.json")       # name -> entry
     results[name] = entry; save_results(DIR / "sweep.json", results)
