@@ -13,6 +13,7 @@
 #include "codegen/kernel_signature.h"
 #include "codegen/launch_grid.h"
 #include "codegen/reduce_ops.h"
+#include "fusion/occupancy.h"
 #include "fusion/op_class.h"
 #include "graph/check.h"
 #include "graph/int_math.h"
@@ -45,11 +46,11 @@ bool CostlyToRecompute(OpKind op) {
 enum class Unit { kGroup, kThread, kBlock, kCluster };
 
 // Blocks of `threads` threads and `shared_bytes` of dynamic shared memory that
-// one SM can hold: 2048 threads (sm_80 and sm_90), and its shared memory.
-int BlocksPerSm(int threads, int64_t shared_bytes, const DeviceLimits& limits) {
-  constexpr int64_t kThreadsPerSm = 2048;
-  const int64_t by_shared = limits.BlocksBySharedMemory(shared_bytes + RowSchedule::kReductionSharedBytes);
-  return static_cast<int>(std::max<int64_t>(1, std::min(kThreadsPerSm / threads, by_shared)));
+// one SM can hold, whatever registers ptxas gives them.
+int MaxBlocksPerSm(int threads, int64_t shared_bytes, const DeviceLimits& limits) {
+  const Occupancy occupancy =
+      BlocksPerSm({.threads = threads, .shared_bytes = shared_bytes + RowSchedule::kReductionSharedBytes}, limits);
+  return std::max(occupancy.blocks, 1);
 }
 
 // Adds two spaces before every line of `code`, pragmas aside.
@@ -629,7 +630,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // With the segment in shared memory, registers need not be what limits the
   // blocks an SM holds: ask for as many as its threads and shared memory
   // allow. Where the registers that leaves spill, the runtime tunes the ask.
-  const int min_blocks = rows_in_shared_ ? BlocksPerSm(block, row_shared_bytes, limits_) : 0;
+  const int min_blocks = rows_in_shared_ ? MaxBlocksPerSm(block, row_shared_bytes, limits_) : 0;
   absl::StrAppend(&body_, "extern \"C\" __global__ void ");
   const size_t bound_at = body_.size();
   absl::StrAppend(&body_, rows_in_shared_ ? absl::StrCat("__launch_bounds__(", block, ", ", min_blocks, ")")

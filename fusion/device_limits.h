@@ -17,11 +17,18 @@ struct DeviceLimits {
   int sm_count = 132;
   int64_t registers_per_sm = 65536;         // 32-bit registers
   int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
+  int max_blocks_per_sm = 32;
   int max_cluster_blocks = 8;                // portable thread-block cluster size
   bool supports_clusters = true;
   int64_t shared_bytes_per_block = 227 * 1024;  // opt-in dynamic shared memory
+  // The register file is split evenly between the SM's warp schedulers, and
+  // a warp's registers come from its scheduler's share in whole units.
+  static constexpr int kRegisterPartitionsPerSm = 4;
+  static constexpr int kRegistersPerWarpUnit = 256;
   // Shared memory the driver keeps for itself in every block, beside that.
   static constexpr int64_t kReservedSharedBytesPerBlock = 1024;
+  static constexpr int64_t kSharedAllocationUnit = 128;
   // Rates for the roofline bound.
   double hbm_bytes_per_second = 4.22e12;    // measured copy rate, read + write
   double f32_flops_per_second = 67e12;

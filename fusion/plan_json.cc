@@ -111,7 +111,7 @@ std::string UnitReductionsJson(const Graph& graph, const Plan& plan) {
 }  // namespace
 
 std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Plan& fused, const Plan& unfused,
-                     const PlanTarget& target, bool explain) {
+                     const PlanTarget& target, bool explain, const JsonMembers& extra) {
   JsonMembers members = {
       {"graph", JsonString(graph_name)},
       {"target", TargetJson(target)},
@@ -127,6 +127,7 @@ std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Pla
     members.push_back({"attention_refusals", AttentionRefusalsJson(graph, fused)});
     members.push_back({"unit_reductions", UnitReductionsJson(graph, fused)});
   }
+  members.insert(members.end(), extra.begin(), extra.end());
   return JsonObjectLines(members, 0) + "\n";
 }
 

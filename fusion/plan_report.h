@@ -18,6 +18,7 @@
 #include "fusion/plan.h"
 #include "fusion/plan_options.h"
 #include "graph/graph.h"
+#include "graph/json.h"
 
 namespace kiln {
 
@@ -54,9 +55,10 @@ std::vector<KernelEdge> KernelEdges(const Graph& graph, const Plan& plan);
 
 // The target, the fused plan's kernels, the unfused plan's, and both totals.
 std::string PlanTable(const Graph& graph, const Plan& fused, const Plan& unfused, const PlanTarget& target);
-// With `explain`, each kernel carries "why" and the plan its "boundaries".
+// With `explain`, each kernel carries "why" and the plan its "boundaries";
+// `extra` members (already rendered) follow the plan's own.
 std::string PlanJson(const Graph& graph, absl::string_view graph_name, const Plan& fused, const Plan& unfused,
-                     const PlanTarget& target, bool explain);
+                     const PlanTarget& target, bool explain, const JsonMembers& extra = {});
 std::string PlanDot(const Graph& graph, const Plan& plan);
 std::string PlanExplain(const Graph& graph, const Plan& plan);
 

@@ -22,6 +22,7 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   limits.sm_count = info.sm_count;
   limits.registers_per_sm = info.registers_per_sm;
   limits.max_threads_per_block = info.max_threads_per_block;
+  limits.max_threads_per_sm = info.max_threads_per_sm;
   limits.supports_clusters = info.supports_clusters;
   limits.shared_bytes_per_block = info.shared_memory_per_block_optin;
   limits.compute_capability = info.sm_major * 10 + info.sm_minor;

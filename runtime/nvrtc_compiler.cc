@@ -81,7 +81,7 @@ absl::Status ValidateArch(absl::string_view arch) {
                                                  "\": expected a real architecture such as sm_90"));
 }
 
-absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view arch) {
+absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view arch, PtxasLog ptxas_log) {
   if (absl::Status s = ValidateArch(arch); !s.ok()) return s;
   const std::string kernel = src.name_for_errors.empty() ? "kernel" : src.name_for_errors;
   const std::string file_name = absl::StrCat(kernel, ".cu");
@@ -92,7 +92,8 @@ absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view
   if (r != NVRTC_SUCCESS) return NvrtcError(r, "nvrtcCreateProgram", kernel);
 
   const nvrtcProgram program = scoped.program;
-  const std::vector<std::string> options = NvrtcOptions(arch);
+  std::vector<std::string> options = NvrtcOptions(arch);
+  if (ptxas_log == PtxasLog::kResourceUsage) options.push_back("--ptxas-options=-v");
   std::vector<const char*> option_ptrs;
   for (const std::string& o : options) option_ptrs.push_back(o.c_str());
   const nvrtcResult compiled =

@@ -46,7 +46,12 @@ struct CompiledCubin {
   std::string cubin;
   std::string log;  // empty when NVRTC had nothing to say
 };
-absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view arch);
+// kResourceUsage adds ptxas's verbose report to the log: each entry
+// function's registers, stack frame, spills and static shared memory
+// (runtime/kernel_resources.h reads it). It changes the log, not the cubin.
+enum class PtxasLog { kRemarks, kResourceUsage };
+absl::StatusOr<CompiledCubin> Compile(const KernelSource& src, absl::string_view arch,
+                                      PtxasLog ptxas_log = PtxasLog::kRemarks);
 
 }  // namespace kiln
 

@@ -52,9 +52,10 @@ std::vector<Command> MakeTable() {
        .description = "Plans FILE for the target GPU (an H200 unless the device flags describe another) and "
                       "prints the fused plan's kernels, the unfused baseline's, and the bytes each moves "
                       "through HBM.",
-       .flags = With({&kJson, &kDot, &kSvg, &kExplain, &kDump}, DeviceFlags()),
+       .flags = With({&kJson, &kDot, &kSvg, &kExplain, &kResources, &kDump}, DeviceFlags()),
        .exclusions = {{&kJson, &kDot, "both print the plan"},
-                      {&kDot, &kExplain, "the drawing holds no explanation; use the table or --json"}},
+                      {&kDot, &kExplain, "the drawing holds no explanation; use the table or --json"},
+                      {&kDot, &kResources, "the drawing holds no resources; use the table or --json"}},
        .run = RunPlanCommand},
       {.name = "emit",
        .args = "FILE",

@@ -176,7 +176,7 @@ TEST(CliFlagsTest, EveryFlagHasOneSpellingEverywhere) {
   for (const char* old : {"--save_io", "--scale_down", "--nocheck", "--noclusters", "--check=false", "--matmul_tile"}) {
     EXPECT_FALSE(absl::StrContains(readme, old)) << old;
   }
-  EXPECT_EQ(names.size(), 30u);
+  EXPECT_EQ(names.size(), 31u);
 }
 
 TEST(CliFlagsTest, ADumpFolderMayComeFromTheEnvironment) {

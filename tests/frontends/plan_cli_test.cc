@@ -6,11 +6,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "codegen/kernel_codegen.h"
+#include "frontends/graph_file.h"
 #include "fusion/device_limits.h"
+#include "fusion/planner.h"
 #include "fusion/plan_report.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/cuda_driver.h"
+#include "runtime/kernel_resources.h"
 #include "runtime/nvrtc_compiler.h"
 #include "tests/frontends/cli_test_util.h"
 
@@ -105,6 +109,70 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   Output bad = Kiln("plan --max-cluster-blocks=9 " + Bundled("row_sum_16384x16384_f32"));
   EXPECT_EQ(bad.status, 2);
   EXPECT_EQ(bad.err, "kiln: --max-cluster-blocks=9 is outside 1..8\n");
+}
+
+// --resources compiles the fused kernels with NVRTC on this GPU-less machine:
+// ptxas's registers for each, and for a layernorm whose launch bound asks for
+// four blocks of 512 threads an SM, the asks the runtime would time.
+TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
+  const std::string layernorm = Write("layernorm.textproto", R"pb(
+    format_version: 1
+    node { name: "x" op: "input" dtype: BF16 shape: [1335, 50257] }
+    node { name: "w" op: "input" dtype: BF16 shape: [50257] }
+    node { name: "b" op: "input" dtype: BF16 shape: [50257] }
+    node { name: "x32" op: "cast" operand: ["x"] dtype: F32 }
+    node { name: "w32" op: "cast" operand: ["w"] dtype: F32 }
+    node { name: "b32" op: "cast" operand: ["b"] dtype: F32 }
+    node { name: "mean" op: "reduce_mean" operand: ["x32"] axes: [1] keepdims: true }
+    node { name: "d" op: "sub" operand: ["x32", "mean"] }
+    node { name: "dd" op: "mul" operand: ["d", "d"] }
+    node { name: "var" op: "reduce_mean" operand: ["dd"] axes: [1] keepdims: true }
+    node { name: "eps" op: "constant" dtype: F32 value: 1e-05 }
+    node { name: "ve" op: "add" operand: ["var", "eps"] }
+    node { name: "r" op: "rsqrt" operand: ["ve"] }
+    node { name: "n" op: "mul" operand: ["d", "r"] }
+    node { name: "nw" op: "mul" operand: ["n", "w32"] }
+    node { name: "y32" op: "add" operand: ["nw", "b32"] }
+    node { name: "y" op: "cast" operand: ["y32"] dtype: BF16 }
+    output: "y"
+  )pb");
+  absl::StatusOr<Graph> graph = LoadGraphFile(layernorm);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Plan> plan = PlanFusion(*graph, DeviceLimits{});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::vector<GeneratedKernel>> generated = GeneratePlan(*graph, *plan, DeviceLimits{});
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  ASSERT_EQ(generated->size(), 1u);
+  const GeneratedKernel& kernel = generated->front();
+  ASSERT_EQ(kernel.min_blocks_per_sm, 4);
+  absl::StatusOr<KernelResources> planned = CompiledResources({kernel.Source(), kernel.name}, "sm_90a");
+  ASSERT_TRUE(planned.ok()) << planned.status();
+
+  const Output table = Kiln("plan --resources " + layernorm);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_THAT(table.out, HasSubstr("\nkernel resources: ptxas's report for sm_90a through NVRTC, and the occupancy "
+                                   "it allows on 132 SMs\nkernel              ask  threads  cluster  registers"));
+  EXPECT_THAT(table.out, ::testing::ContainsRegex(absl::StrCat("\nf0_row_reduction +4 +512 +4 +",
+                                                               planned->registers, " +", planned->stack_bytes, " B +",
+                                                               planned->spill_store_bytes, "/",
+                                                               planned->spill_load_bytes, " B +34,816 B +")));
+  if (planned->Spills()) {
+    EXPECT_THAT(table.out, HasSubstr("f0_row_reduction spills at the 4 blocks an SM its launch bound asks for: on "
+                                     "the GPU the runtime times asks 4 to "));
+    EXPECT_THAT(table.out, ::testing::ContainsRegex("\n +3 +[0-9]+ "));
+  }
+
+  const Output json = Kiln("plan --json --resources " + layernorm);
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr(absl::StrCat(
+                            R"("resources": [)", "\n", R"(    {"kernel": "f0_row_reduction", "launch_bound_blocks": 4, )",
+                            R"("tuned_ask": false, "grid": 5340, "threads": 512, "cluster": 4, "registers": )",
+                            planned->registers, ",")));
+
+  const Output dot = Kiln("plan --dot --resources " + layernorm);
+  EXPECT_EQ(dot.status, 2);
+  EXPECT_EQ(dot.err, "kiln: --dot and --resources cannot be combined: the drawing holds no resources; use the "
+                     "table or --json\n");
 }
 
 // The two explanations a user found wrong: softmax over a rank-3 matmul's

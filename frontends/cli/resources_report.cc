@@ -1,0 +1,117 @@
+#include "frontends/cli/resources_report.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "codegen/kernel_codegen.h"
+#include "fusion/plan_report.h"
+#include "graph/json.h"
+
+namespace kiln {
+namespace {
+
+constexpr absl::string_view kRowFormat = "%-18s %4s %8s %8s %10s %8s %14s %12s %10s  %-24s %6s\n";
+
+absl::StatusOr<ResourceRow> CompileRow(const GeneratedKernel& kernel, int ask, bool tuned,
+                                       const DeviceLimits& limits) {
+  absl::StatusOr<KernelResources> resources = CompiledResources({kernel.Source(), kernel.name}, limits.Arch());
+  if (!resources.ok()) return resources.status();
+  ResourceRow row{.kernel = kernel.name, .ask = ask, .tuned = tuned, .launch = kernel.launch, .resources = *resources};
+  row.occupancy = BlocksPerSm({.threads = static_cast<int>(kernel.launch.block),
+                               .registers_per_thread = resources->registers,
+                               .shared_bytes = resources->static_shared_bytes + kernel.launch.shared_bytes},
+                              limits);
+  if (row.occupancy.blocks > 0) {
+    row.waves = static_cast<double>(kernel.launch.grid) / (row.occupancy.blocks * int64_t{limits.sm_count});
+  }
+  return row;
+}
+
+std::string LimitsJson(const Occupancy& occupancy) {
+  std::vector<std::string> names;
+  for (OccupancyLimit limit : occupancy.limits) names.push_back(JsonString(OccupancyLimitName(limit)));
+  return JsonArray(names);
+}
+
+std::string Bytes(int64_t bytes) { return absl::StrCat(GroupedNumber(bytes), " B"); }
+
+}  // namespace
+
+absl::StatusOr<std::vector<ResourceRow>> PlanResources(const Graph& graph, const Plan& plan,
+                                                       const DeviceLimits& limits) {
+  absl::StatusOr<std::vector<GeneratedKernel>> generated = GeneratePlan(graph, plan, limits);
+  if (!generated.ok()) return generated.status();
+  std::vector<ResourceRow> rows;
+  for (const GeneratedKernel& kernel : *generated) {
+    const int asked = kernel.min_blocks_per_sm;
+    absl::StatusOr<ResourceRow> row = CompileRow(kernel, asked, /*tuned=*/false, limits);
+    if (!row.ok()) return row.status();
+    rows.push_back(*std::move(row));
+    // The asks the launch-bound tuner times after the planner's.
+    for (int blocks = asked - 1; blocks >= 1 && rows.back().resources.Spills(); --blocks) {
+      row = CompileRow(kernel.WithMinBlocks(blocks), blocks, /*tuned=*/true, limits);
+      if (!row.ok()) return row.status();
+      rows.push_back(*std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLimits& limits) {
+  std::string out = absl::StrCat("kernel resources: ptxas's report for ", limits.Arch(),
+                                 " through NVRTC, and the occupancy it allows on ", limits.sm_count, " SMs\n");
+  absl::StrAppendFormat(&out, kRowFormat, "kernel", "ask", "threads", "cluster", "registers", "stack",
+                        "spill st/ld", "shared", "blocks/SM", "limited by", "waves");
+  for (const ResourceRow& r : rows) {
+    const KernelResources& res = r.resources;
+    absl::StrAppendFormat(
+        &out, kRowFormat, r.tuned ? "" : r.kernel, r.ask > 0 ? absl::StrCat(r.ask) : "-",
+        r.tuned ? "" : absl::StrCat(r.launch.block), r.tuned ? "" : absl::StrCat(r.launch.cluster),
+        absl::StrCat(res.registers), Bytes(res.stack_bytes),
+        absl::StrCat(res.spill_store_bytes, "/", res.spill_load_bytes, " B"),
+        Bytes(res.static_shared_bytes + r.launch.shared_bytes), absl::StrCat(r.occupancy.blocks),
+        OccupancyLimitNames(r.occupancy), r.occupancy.blocks > 0 ? absl::StrFormat("%.2f", r.waves) : "-");
+  }
+  for (size_t i = 0; i + 1 < rows.size(); ++i) {
+    if (rows[i].tuned || !rows[i + 1].tuned) continue;
+    size_t last = i + 1;
+    while (last + 1 < rows.size() && rows[last + 1].tuned) ++last;
+    absl::StrAppend(&out, rows[i].kernel, " spills at the ", rows[i].ask,
+                    " blocks an SM its launch bound asks for: on the GPU the runtime times asks ", rows[i].ask,
+                    " to ", rows[last].ask, " and keeps the fastest\n");
+  }
+  for (const ResourceRow& r : rows) {
+    if (r.occupancy.blocks == 0) {
+      absl::StrAppend(&out, r.kernel, " cannot launch: one block needs more ", OccupancyLimitNames(r.occupancy),
+                      " than an SM has\n");
+    }
+  }
+  return out;
+}
+
+std::string ResourcesJson(const std::vector<ResourceRow>& rows) {
+  std::vector<std::string> items;
+  for (const ResourceRow& r : rows) {
+    const KernelResources& res = r.resources;
+    items.push_back(JsonObject({
+        {"kernel", JsonString(r.kernel)},
+        {"launch_bound_blocks", JsonInt(r.ask)},
+        {"tuned_ask", JsonBool(r.tuned)},
+        {"grid", JsonInt(r.launch.grid)},
+        {"threads", JsonInt(r.launch.block)},
+        {"cluster", JsonInt(r.launch.cluster)},
+        {"registers", JsonInt(res.registers)},
+        {"stack_bytes", JsonInt(res.stack_bytes)},
+        {"spill_store_bytes", JsonInt(res.spill_store_bytes)},
+        {"spill_load_bytes", JsonInt(res.spill_load_bytes)},
+        {"static_shared_bytes", JsonInt(res.static_shared_bytes)},
+        {"dynamic_shared_bytes", JsonInt(r.launch.shared_bytes)},
+        {"blocks_per_sm", JsonInt(r.occupancy.blocks)},
+        {"limited_by", LimitsJson(r.occupancy)},
+        {"waves", r.occupancy.blocks > 0 ? JsonFixed(r.waves, 3) : "null"},
+    }));
+  }
+  return JsonArrayLines(items, 2);
+}
+
+}  // namespace kiln

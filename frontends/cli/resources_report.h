@@ -1,0 +1,53 @@
+// `kiln plan --resources`: each kernel of a plan compiled with NVRTC for the
+// target's architecture and read back from ptxas's report (registers, stack,
+// spills, shared memory), with the blocks an SM then holds, what limits them,
+// and the waves the grid takes. No GPU is needed.
+//
+// A kernel whose launch bound asks for several blocks an SM and spills there
+// gets a row for each ask the runtime's launch-bound tuner would time
+// (runtime/launch_bound_tuner.h): the planner's, then each smaller one down to
+// the first that does not spill.
+//
+//   absl::StatusOr<std::vector<ResourceRow>> rows = PlanResources(graph, plan, limits);
+//   std::cout << ResourcesTable(*rows, limits);
+//   kernel              ask  threads  cluster  registers    stack    spill st/ld  ...  blocks/SM  limited by
+//   f0_row_reduction      4      512        4         32     48 B      102/136 B  ...          4  threads, registers
+//                         3                           40      8 B          4/4 B  ...          3  registers
+#ifndef KILN_FRONTENDS_CLI_RESOURCES_REPORT_H_
+#define KILN_FRONTENDS_CLI_RESOURCES_REPORT_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "codegen/generated_kernel.h"
+#include "fusion/device_limits.h"
+#include "fusion/occupancy.h"
+#include "fusion/plan.h"
+#include "graph/graph.h"
+#include "runtime/kernel_resources.h"
+
+namespace kiln {
+
+// One compiled variant of a plan's kernel.
+struct ResourceRow {
+  std::string kernel;
+  int ask = 0;        // blocks an SM its launch bound asks for; 0: none
+  bool tuned = false;  // a smaller ask than the planner's, which the runtime times
+  LaunchShape launch;
+  KernelResources resources;
+  Occupancy occupancy;
+  double waves = 0;  // grid / (blocks an SM x SMs)
+};
+
+// Errors name the kernel that failed to generate or compile.
+absl::StatusOr<std::vector<ResourceRow>> PlanResources(const Graph& graph, const Plan& plan,
+                                                       const DeviceLimits& limits);
+
+std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLimits& limits);
+// A JSON array, an object a row, for PlanJson's `extra` members.
+std::string ResourcesJson(const std::vector<ResourceRow>& rows);
+
+}  // namespace kiln
+
+#endif  // KILN_FRONTENDS_CLI_RESOURCES_REPORT_H_
