@@ -58,8 +58,7 @@ class Case:
         return "\n".join(lines) + "\n"
 
     def largest_bytes(self) -> int:
-        largest = max(_count(s) for s in self.inputs.values())
-        return largest * DTYPE_BYTES[self.dtype]
+        return largest_tensor_bytes(self.inputs, self.dtype)
 
 
 def _count(shape) -> int:
@@ -67,6 +66,11 @@ def _count(shape) -> int:
     for d in shape:
         n *= d
     return n
+
+
+def largest_tensor_bytes(inputs: dict[str, list[int]], dtype: str) -> int:
+    """Bytes of the largest of `inputs` (name -> shape) in `dtype`."""
+    return max(_count(s) for s in inputs.values()) * DTYPE_BYTES[dtype]
 
 
 def _node(name: str, op: str, operands, **fields) -> str:

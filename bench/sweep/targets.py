@@ -7,19 +7,14 @@ Standard library only.
 
 from __future__ import annotations
 
-import math
 import re
 
-from cases import DTYPE_BYTES
+from cases import largest_tensor_bytes
 
 # Above this, a tensor does not fit in the H200's L2 (50 MiB): its cases must run at the copy rate.
 L2_BYTES = 50 * 2**20
 # "layernorm_1335x50257_bf16" -> op, rows, row length, dtype.
 ROW_CASE = re.compile(r"([a-z]+)_(\d+)x(\d+)_(bf16|f16|f32)$")
-
-
-def largest_tensor_bytes(r: dict) -> int:
-    return max(math.prod(shape) for shape in r["inputs"].values()) * DTYPE_BYTES[r["dtype"]]
 
 
 def _counted(cases: list[dict], floor: float) -> tuple[int, int, list[str]]:
@@ -51,7 +46,7 @@ def odd_row_pairs(measured: list[dict]) -> list[tuple[dict, dict, float]]:
 
 def targets_markdown(results: list[dict]) -> list[str]:
     measured = [r for r in results if "kiln_us" in r]
-    big = [r for r in measured if largest_tensor_bytes(r) > L2_BYTES]
+    big = [r for r in measured if largest_tensor_bytes(r["inputs"], r["dtype"]) > L2_BYTES]
     rows = []  # (target, met, covered, misses)
 
     met, covered, _ = _counted(big, 0.90)
