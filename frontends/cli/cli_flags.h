@@ -19,6 +19,10 @@ inline constexpr Flag kSeed{.name = "seed",
                             .help = "seed of the random inputs; input i gets seed N + i",
                             .default_value = "1",
                             .min = 0};
+inline constexpr Flag kResources{.name = "resources",
+                                 .help = "also compile each kernel of the plan with NVRTC (no GPU needed) and show "
+                                         "the registers, spills and shared memory ptxas gave it, the blocks an SM "
+                                         "then holds and the waves its grid takes"};
 inline constexpr Flag kDump{.name = "dump",
                             .kind = FlagKind::kText,
                             .value = "DIR",
@@ -56,10 +60,6 @@ inline constexpr Flag kSvg{.name = "svg",
                            .help = "also render that drawing to FILE (needs Graphviz's dot)"};
 inline constexpr Flag kExplain{.name = "explain",
                                .help = "add why each kernel has its strategy and why each fusion boundary exists"};
-inline constexpr Flag kResources{.name = "resources",
-                                 .help = "also compile each fused kernel with NVRTC (no GPU needed) and show the "
-                                         "registers, spills and shared memory ptxas gave it, the blocks an SM "
-                                         "then holds and the waves its grid takes"};
 
 // run
 inline constexpr Flag kIters{.name = "iters",

@@ -97,9 +97,11 @@ std::vector<Command> MakeTable() {
        .description = "Plans FILE at every size of one input dim (--dim=NAME:AXIS over --range=A:B, geometric "
                       "steps unless --step), with every dim tied to it following, and prints per size the kernels, "
                       "each one's strategy, threads and cluster, the HBM bytes and the roofline bound, marking the "
-                      "sizes where the plan changes. --run also times every size on the GPU and marks the sizes "
-                      "over 1.1x their bound; --svg plots it all.",
-       .flags = With({&kDim, &kRange, &kSteps, &kStep, &kUnfused, &kSweepRun, &kIters, &kJson, &kSweepSvg},
+                      "sizes where the plan changes. --resources adds each kernel's registers, spills, blocks "
+                      "an SM and waves from NVRTC and marks where the occupancy changes; --run also times every "
+                      "size on the GPU and marks the sizes over 1.1x their bound; --svg plots it all.",
+       .flags = With({&kDim, &kRange, &kSteps, &kStep, &kUnfused, &kResources, &kSweepRun, &kIters, &kJson,
+                      &kSweepSvg},
                      DeviceFlags()),
        .exclusions = {{&kSteps, &kStep, "both say how far apart the sizes are"}},
        .run = RunSweepCommand},

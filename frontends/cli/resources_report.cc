@@ -12,21 +12,6 @@ namespace {
 
 constexpr absl::string_view kRowFormat = "%-18s %4s %8s %8s %10s %8s %14s %12s %10s  %-24s %6s\n";
 
-absl::StatusOr<ResourceRow> CompileRow(const GeneratedKernel& kernel, int ask, bool tuned,
-                                       const DeviceLimits& limits) {
-  absl::StatusOr<KernelResources> resources = CompiledResources({kernel.Source(), kernel.name}, limits.Arch());
-  if (!resources.ok()) return resources.status();
-  ResourceRow row{.kernel = kernel.name, .ask = ask, .tuned = tuned, .launch = kernel.launch, .resources = *resources};
-  row.occupancy = BlocksPerSm({.threads = static_cast<int>(kernel.launch.block),
-                               .registers_per_thread = resources->registers,
-                               .shared_bytes = resources->static_shared_bytes + kernel.launch.shared_bytes},
-                              limits);
-  if (row.occupancy.blocks > 0) {
-    row.waves = static_cast<double>(kernel.launch.grid) / (row.occupancy.blocks * int64_t{limits.sm_count});
-  }
-  return row;
-}
-
 std::string LimitsJson(const Occupancy& occupancy) {
   std::vector<std::string> names;
   for (OccupancyLimit limit : occupancy.limits) names.push_back(JsonString(OccupancyLimitName(limit)));
@@ -37,20 +22,35 @@ std::string Bytes(int64_t bytes) { return absl::StrCat(GroupedNumber(bytes), " B
 
 }  // namespace
 
+absl::StatusOr<ResourceRow> CompileResourceRow(const GeneratedKernel& kernel, const DeviceLimits& limits) {
+  absl::StatusOr<KernelResources> resources = CompiledResources({kernel.Source(), kernel.name}, limits.Arch());
+  if (!resources.ok()) return resources.status();
+  ResourceRow row{
+      .kernel = kernel.name, .ask = kernel.min_blocks_per_sm, .launch = kernel.launch, .resources = *resources};
+  row.occupancy = BlocksPerSm({.threads = static_cast<int>(kernel.launch.block),
+                               .registers_per_thread = resources->registers,
+                               .shared_bytes = resources->static_shared_bytes + kernel.launch.shared_bytes},
+                              limits);
+  if (row.occupancy.blocks > 0) {
+    row.waves = static_cast<double>(kernel.launch.grid) / (row.occupancy.blocks * int64_t{limits.sm_count});
+  }
+  return row;
+}
+
 absl::StatusOr<std::vector<ResourceRow>> PlanResources(const Graph& graph, const Plan& plan,
                                                        const DeviceLimits& limits) {
   absl::StatusOr<std::vector<GeneratedKernel>> generated = GeneratePlan(graph, plan, limits);
   if (!generated.ok()) return generated.status();
   std::vector<ResourceRow> rows;
   for (const GeneratedKernel& kernel : *generated) {
-    const int asked = kernel.min_blocks_per_sm;
-    absl::StatusOr<ResourceRow> row = CompileRow(kernel, asked, /*tuned=*/false, limits);
+    absl::StatusOr<ResourceRow> row = CompileResourceRow(kernel, limits);
     if (!row.ok()) return row.status();
     rows.push_back(*std::move(row));
     // The asks the launch-bound tuner times after the planner's.
-    for (int blocks = asked - 1; blocks >= 1 && rows.back().resources.Spills(); --blocks) {
-      row = CompileRow(kernel.WithMinBlocks(blocks), blocks, /*tuned=*/true, limits);
+    for (int blocks = kernel.min_blocks_per_sm - 1; blocks >= 1 && rows.back().resources.Spills(); --blocks) {
+      row = CompileResourceRow(kernel.WithMinBlocks(blocks), limits);
       if (!row.ok()) return row.status();
+      row->tuned = true;
       rows.push_back(*std::move(row));
     }
   }

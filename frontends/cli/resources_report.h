@@ -40,7 +40,12 @@ struct ResourceRow {
   double waves = 0;  // grid / (blocks an SM x SMs)
 };
 
-// Errors name the kernel that failed to generate or compile.
+// `kernel` as generated (its planner's ask), compiled for limits.Arch().
+// Errors name the kernel.
+absl::StatusOr<ResourceRow> CompileResourceRow(const GeneratedKernel& kernel, const DeviceLimits& limits);
+
+// Every kernel of `plan`, each followed by the smaller asks the tuner would
+// time. Errors name the kernel that failed to generate or compile.
 absl::StatusOr<std::vector<ResourceRow>> PlanResources(const Graph& graph, const Plan& plan,
                                                        const DeviceLimits& limits);
 

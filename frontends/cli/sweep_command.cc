@@ -4,7 +4,9 @@
 // clusters, HBM bytes and roofline bound, marking the sizes where the plan
 // changes. --run also compiles and times each size on the GPU, with one
 // kernel cache for the whole sweep, and marks the sizes that run over 1.1x
-// their bound. sweep_report.h renders the result.
+// their bound. --resources compiles every kernel with NVRTC (no GPU) for its
+// registers, spills and occupancy, and marks where the occupancy changes.
+// sweep_report.h renders the result.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -20,6 +22,7 @@
 #include "frontends/cli/errors.h"
 #include "frontends/cli/open_gpu.h"
 #include "frontends/cli/planned_graph.h"
+#include "frontends/cli/resources_report.h"
 #include "frontends/cli/sweep_report.h"
 #include "frontends/cli/sweep_sizes.h"
 #include "frontends/graph_file.h"
@@ -51,18 +54,30 @@ absl::StatusOr<NodeId> SweptInput(const Graph& graph, const SweptDim& dim, const
 }
 
 // One size's plan as the sweep reports it; each kernel's threads and cluster
-// are those its generated code launches with.
-absl::StatusOr<SweepStep> StepOf(const Graph& graph, const Plan& plan, const DeviceLimits& limits, int64_t size) {
+// are those its generated code launches with. With `resources`, each kernel
+// is compiled with NVRTC for what ptxas gives it.
+absl::StatusOr<SweepStep> StepOf(const Graph& graph, const Plan& plan, const DeviceLimits& limits, int64_t size,
+                                 bool resources) {
   SweepStep step{.size = size, .bytes = plan.total.bytes(), .roofline_us = PlanRoofline(plan, limits) * 1e6};
   for (const Kernel& kernel : plan.kernels) {
     absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, kernel, limits);
     if (!generated.ok()) return generated.status();
-    step.kernels.push_back({.name = kernel.name,
-                            .kind = std::string(KernelKindName(kernel.kind)),
-                            .strategy = kernel.Strategy(),
-                            .grid = generated->launch.grid,
-                            .threads = static_cast<int>(generated->launch.block),
-                            .cluster = static_cast<int>(generated->launch.cluster)});
+    SweepKernel swept{.name = kernel.name,
+                      .kind = std::string(KernelKindName(kernel.kind)),
+                      .strategy = kernel.Strategy(),
+                      .grid = generated->launch.grid,
+                      .threads = static_cast<int>(generated->launch.block),
+                      .cluster = static_cast<int>(generated->launch.cluster)};
+    if (resources) {
+      absl::StatusOr<ResourceRow> row = CompileResourceRow(*generated, limits);
+      if (!row.ok()) return row.status();
+      swept.resources = SweepResources{.registers = row->resources.registers,
+                                       .spill_bytes = row->resources.spill_store_bytes,
+                                       .blocks_per_sm = row->occupancy.blocks,
+                                       .limited_by = OccupancyLimitNames(row->occupancy),
+                                       .waves = row->waves};
+    }
+    step.kernels.push_back(std::move(swept));
   }
   return step;
 }
@@ -114,7 +129,8 @@ int RunSweepCommand(const CommandLine& line) {
               .axis = dim->axis,
               .fused = fused,
               .target = run ? device->info().name : DefaultTargetName(flags),
-              .ran = run};
+              .ran = run,
+              .resources = flags.Switch(kResources)};
   const ExecutableOptions options{
       .fuse = fused,
       .plan = PlanOptionsFromFlags(flags),
@@ -143,7 +159,7 @@ int RunSweepCommand(const CommandLine& line) {
       if (absl::Status s = ApplyMatmulTileFlag(flags, limits, *planned); !s.ok()) return ReportUsageError(s.message());
       plan = *std::move(planned);
     }
-    absl::StatusOr<SweepStep> step = StepOf(*resized, *plan, limits, size);
+    absl::StatusOr<SweepStep> step = StepOf(*resized, *plan, limits, size, sweep.resources);
     if (!step.ok()) return ReportError(at_size(step.status()));
     step->measured_us = measured;
     sweep.steps.push_back(*std::move(step));

@@ -26,8 +26,20 @@ bool SamePlan(const SweepStep& a, const SweepStep& b) {
 
 std::string PlanName(const Sweep& sweep) { return sweep.fused ? "fused" : "unfused"; }
 
+// Whether `b`'s kernels hold a different number of blocks an SM than `a`'s,
+// or spill where `a`'s do not (or the reverse); `b` has `a`'s plan.
+bool OccupancyChanges(const SweepStep& a, const SweepStep& b) {
+  for (size_t k = 0; k < a.kernels.size(); ++k) {
+    const std::optional<SweepResources>& x = a.kernels[k].resources;
+    const std::optional<SweepResources>& y = b.kernels[k].resources;
+    if (!x.has_value() || !y.has_value()) continue;
+    if (x->blocks_per_sm != y->blocks_per_sm || (x->spill_bytes > 0) != (y->spill_bytes > 0)) return true;
+  }
+  return false;
+}
+
 std::string Notes(const SweepStep& step) {
-  std::string notes = step.plan_changes ? "plan changes" : "";
+  std::string notes = step.plan_changes ? "plan changes" : step.occupancy_changes ? "occupancy changes" : "";
   if (step.OverBound()) {
     absl::StrAppend(&notes, notes.empty() ? "" : "; ", absl::StrFormat("%.2fx the bound", *step.measured_us / step.roofline_us));
   }
@@ -35,7 +47,13 @@ std::string Notes(const SweepStep& step) {
 }
 
 std::string KernelLine(const SweepKernel& k) {
-  return absl::StrFormat("    %s: %s, %d threads, cluster %d\n", k.name, k.strategy, k.threads, k.cluster);
+  std::string line = absl::StrFormat("    %s: %s, %d threads, cluster %d", k.name, k.strategy, k.threads, k.cluster);
+  if (const std::optional<SweepResources>& r = k.resources; r.has_value()) {
+    absl::StrAppendFormat(&line, "; %d registers, %s%d %s an SM (%s), %.2f waves", r->registers,
+                          r->spill_bytes > 0 ? absl::StrCat("spills ", r->spill_bytes, " B, ") : "", r->blocks_per_sm,
+                          r->blocks_per_sm == 1 ? "block" : "blocks", r->limited_by, r->waves);
+  }
+  return line + "\n";
 }
 
 // ---- SVG: a log-log plot, hand-written so that it needs nothing installed.
@@ -76,7 +94,10 @@ std::string Polyline(const std::vector<std::pair<double, double>>& points, absl:
 }  // namespace
 
 void MarkPlanChanges(std::vector<SweepStep>& steps) {
-  for (size_t i = 0; i < steps.size(); ++i) steps[i].plan_changes = i > 0 && !SamePlan(steps[i - 1], steps[i]);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    steps[i].plan_changes = i > 0 && !SamePlan(steps[i - 1], steps[i]);
+    steps[i].occupancy_changes = i > 0 && !steps[i].plan_changes && OccupancyChanges(steps[i - 1], steps[i]);
+  }
 }
 
 std::string SweepTable(const Sweep& sweep) {
@@ -95,12 +116,17 @@ std::string SweepTable(const Sweep& sweep) {
     if (sweep.ran) absl::StrAppendFormat(&row, " %12.2f", step.measured_us.value_or(NAN));
     const std::string notes = Notes(step);
     absl::StrAppend(&out, row, notes.empty() ? "" : "  ", notes, "\n");
-    if (i == 0 || step.plan_changes) {
+    if (i == 0 || step.plan_changes || step.occupancy_changes) {
       for (const SweepKernel& k : step.kernels) absl::StrAppend(&out, KernelLine(k));
     }
   }
   const auto changes = std::count_if(sweep.steps.begin(), sweep.steps.end(), [](const SweepStep& s) { return s.plan_changes; });
   absl::StrAppendFormat(&out, "plan changes: %d", changes);
+  if (sweep.resources) {
+    const auto occupancy = std::count_if(sweep.steps.begin(), sweep.steps.end(),
+                                         [](const SweepStep& s) { return s.occupancy_changes; });
+    absl::StrAppendFormat(&out, "; occupancy changes: %d", occupancy);
+  }
   if (sweep.ran) {
     const auto over = std::count_if(sweep.steps.begin(), sweep.steps.end(), [](const SweepStep& s) { return s.OverBound(); });
     absl::StrAppendFormat(&out, "; over %.1fx the bound: %d of %d sizes", kOverBoundFactor, over, sweep.steps.size());
@@ -113,12 +139,20 @@ std::string SweepJson(const Sweep& sweep) {
   for (const SweepStep& step : sweep.steps) {
     std::vector<std::string> kernels;
     for (const SweepKernel& k : step.kernels) {
-      kernels.push_back(JsonObject({{"name", JsonString(k.name)},
-                                    {"kind", JsonString(k.kind)},
-                                    {"strategy", JsonString(k.strategy)},
-                                    {"grid", JsonInt(k.grid)},
-                                    {"threads", JsonInt(k.threads)},
-                                    {"cluster", JsonInt(k.cluster)}}));
+      JsonMembers members = {{"name", JsonString(k.name)},
+                             {"kind", JsonString(k.kind)},
+                             {"strategy", JsonString(k.strategy)},
+                             {"grid", JsonInt(k.grid)},
+                             {"threads", JsonInt(k.threads)},
+                             {"cluster", JsonInt(k.cluster)}};
+      if (const std::optional<SweepResources>& r = k.resources; r.has_value()) {
+        members.insert(members.end(), {{"registers", JsonInt(r->registers)},
+                                       {"spill_store_bytes", JsonInt(r->spill_bytes)},
+                                       {"blocks_per_sm", JsonInt(r->blocks_per_sm)},
+                                       {"limited_by", JsonString(r->limited_by)},
+                                       {"waves", JsonFixed(r->waves, 3)}});
+      }
+      kernels.push_back(JsonObject(members));
     }
     steps.push_back(JsonObject({
         {"size", JsonInt(step.size)},
@@ -126,6 +160,7 @@ std::string SweepJson(const Sweep& sweep) {
         {"bytes", JsonInt(step.bytes)},
         {"roofline_us", JsonFixed(step.roofline_us, 3)},
         {"plan_changes", JsonBool(step.plan_changes)},
+        {"occupancy_changes", sweep.resources ? JsonBool(step.occupancy_changes) : "null"},
         {"measured_us", step.measured_us.has_value() ? JsonFixed(*step.measured_us, 3) : "null"},
         {"over_bound", sweep.ran ? JsonBool(step.OverBound()) : "null"},
     }));

@@ -14,7 +14,11 @@
 //
 // A kernel's lines follow its step when the plan is new there: the first
 // step, and every step whose kernels, strategies, threads or clusters differ
-// from the step before.
+// from the step before. With --resources they add the kernel's registers,
+// spills, blocks an SM and waves, and also follow each step where the blocks
+// an SM change or a spill starts or stops ("occupancy changes"):
+//       f0_row_reduction: split (cluster per row, persistent) x4, 512 threads, cluster 4; 32 registers,
+//         spills 102 B, 4 blocks an SM (threads, registers), 10.11 waves
 #ifndef KILN_FRONTENDS_CLI_SWEEP_REPORT_H_
 #define KILN_FRONTENDS_CLI_SWEEP_REPORT_H_
 
@@ -28,6 +32,16 @@ namespace kiln {
 // A measured time further than this over the roofline bound is marked.
 inline constexpr double kOverBoundFactor = 1.1;
 
+// With --resources: what ptxas gave a kernel and the occupancy that allows
+// (frontends/cli/resources_report.h), at the planner's launch-bound ask.
+struct SweepResources {
+  int registers = 0;
+  int64_t spill_bytes = 0;  // a thread's stores to local memory
+  int blocks_per_sm = 0;
+  std::string limited_by;   // "threads, registers"
+  double waves = 0;
+};
+
 struct SweepKernel {
   std::string name;
   std::string kind;
@@ -35,6 +49,7 @@ struct SweepKernel {
   int64_t grid = 0;
   int threads = 0;       // per block
   int cluster = 1;       // blocks per cluster
+  std::optional<SweepResources> resources;
 };
 
 struct SweepStep {
@@ -43,6 +58,9 @@ struct SweepStep {
   int64_t bytes = 0;         // HBM bytes, read plus written, of the whole plan
   double roofline_us = 0;    // PlanRoofline
   bool plan_changes = false; // set by MarkPlanChanges
+  // Set by MarkPlanChanges where the plan stays but a kernel's blocks an SM
+  // change, or it starts or stops spilling.
+  bool occupancy_changes = false;
   std::optional<double> measured_us;
   bool OverBound() const { return measured_us.has_value() && *measured_us > kOverBoundFactor * roofline_us; }
 };
@@ -54,12 +72,14 @@ struct Sweep {
   bool fused = true;
   std::string target;  // the GPU planned (and run) on
   bool ran = false;    // measured_us is set on every step
+  bool resources = false;  // every kernel's resources are set
   std::vector<SweepStep> steps;
 };
 
 // Whether a step's plan differs from the one before: kernel count, or any
 // kernel's strategy, threads or cluster (its grid follows the size and is no
-// change of plan). The first step is no change.
+// change of plan); and where it does not, whether its occupancy does. The
+// first step is no change.
 void MarkPlanChanges(std::vector<SweepStep>& steps);
 
 std::string SweepTable(const Sweep& sweep);

@@ -113,11 +113,13 @@ TEST_F(SweepCliTest, JsonHoldsEveryKernelAndTheChanges) {
             "  \"steps\": [\n"
             "    {\"size\": 1024, \"kernels\": [{\"name\": \"f0_row_reduction\", \"kind\": \"row_reduction\", "
             "\"strategy\": \"persistent (warp per row)\", \"grid\": 8, \"threads\": 256, \"cluster\": 1}], "
-            "\"bytes\": 524288, \"roofline_us\": 0.124, \"plan_changes\": false, \"measured_us\": null, "
+            "\"bytes\": 524288, \"roofline_us\": 0.124, \"plan_changes\": false, \"occupancy_changes\": null, "
+            "\"measured_us\": null, "
             "\"over_bound\": null},\n"
             "    {\"size\": 2048, \"kernels\": [{\"name\": \"f0_row_reduction\", \"kind\": \"row_reduction\", "
             "\"strategy\": \"persistent (block per row)\", \"grid\": 64, \"threads\": 128, \"cluster\": 1}], "
-            "\"bytes\": 1048576, \"roofline_us\": 0.248, \"plan_changes\": true, \"measured_us\": null, "
+            "\"bytes\": 1048576, \"roofline_us\": 0.248, \"plan_changes\": true, \"occupancy_changes\": null, "
+            "\"measured_us\": null, "
             "\"over_bound\": null}\n"
             "  ]\n"
             "}\n");
@@ -162,6 +164,61 @@ TEST(SweepReportTest, MeasuredStepsOverTheBoundAreMarked) {
   EXPECT_THAT(svg, HasSubstr(">a&amp;b: x axis 1"));
   EXPECT_EQ(Count(svg, "<polyline"), 2);
   EXPECT_EQ(Count(svg, "<title>2048: 4.50 us, 1.12x the bound</title>"), 1);
+}
+
+// --resources, rendered from figures made up here: a step whose plan stays
+// but whose blocks an SM drop, or which starts to spill, is an occupancy
+// change and shows its kernel; one whose registers alone move is not.
+TEST(SweepReportTest, OccupancyChangesAreMarkedWhereThePlanStays) {
+  const SweepKernel block{.name = "f0_row_reduction", .kind = "row_reduction",
+                          .strategy = "persistent (block per row)", .grid = 1000, .threads = 1024, .cluster = 1};
+  const auto with = [&](int registers, int64_t spill, int blocks, const char* limited_by) {
+    SweepKernel k = block;
+    k.resources = SweepResources{.registers = registers, .spill_bytes = spill, .blocks_per_sm = blocks,
+                                 .limited_by = limited_by, .waves = 1000.0 / (blocks * 132)};
+    return k;
+  };
+  Sweep sweep{.graph = "softmax", .input = "x", .axis = 1, .target = "H200 (the default)", .resources = true};
+  sweep.steps = {{.size = 12040, .kernels = {with(32, 0, 2, "threads, registers")}, .roofline_us = 11.0},
+                 {.size = 16000, .kernels = {with(30, 0, 2, "threads")}, .roofline_us = 15.0},
+                 {.size = 22295, .kernels = {with(48, 0, 1, "registers")}, .roofline_us = 21.0},
+                 {.size = 30000, .kernels = {with(48, 16, 1, "registers")}, .roofline_us = 29.0}};
+  MarkPlanChanges(sweep.steps);
+  EXPECT_EQ(SweepTable(sweep),
+            "sweep of x axis 1 in softmax (fused plan) for H200 (the default): 4 sizes\n"
+            "        size  kernels          HBM bytes     bound us  notes\n"
+            "       12040        1                  0       11.000\n"
+            "    f0_row_reduction: persistent (block per row), 1024 threads, cluster 1; 32 registers, 2 blocks an SM "
+            "(threads, registers), 3.79 waves\n"
+            "       16000        1                  0       15.000\n"
+            "       22295        1                  0       21.000  occupancy changes\n"
+            "    f0_row_reduction: persistent (block per row), 1024 threads, cluster 1; 48 registers, 1 block an SM "
+            "(registers), 7.58 waves\n"
+            "       30000        1                  0       29.000  occupancy changes\n"
+            "    f0_row_reduction: persistent (block per row), 1024 threads, cluster 1; 48 registers, spills 16 B, "
+            "1 block an SM (registers), 7.58 waves\n"
+            "plan changes: 0; occupancy changes: 2\n");
+  EXPECT_THAT(SweepJson(sweep),
+              HasSubstr("\"cluster\": 1, \"registers\": 48, \"spill_store_bytes\": 16, \"blocks_per_sm\": 1, "
+                        "\"limited_by\": \"registers\", \"waves\": 7.576}], \"bytes\": 0, \"roofline_us\": 29.000, "
+                        "\"plan_changes\": false, \"occupancy_changes\": true,"));
+}
+
+// The same through the binary, compiled by NVRTC on this GPU-less machine.
+TEST_F(SweepCliTest, ResourcesComeFromNvrtcWithoutAGpu) {
+  const std::string graph = Write("softmax.textproto", kSoftmax);
+  const CliResult r = RunKiln({"sweep", graph, "--dim=x:1", "--range=1024,8192,65536", "--resources"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::regex kernel(
+      R"(\n    f0_row_reduction: [^;\n]+; [0-9]+ registers, (spills [0-9]+ B, )?[0-9]+ blocks? an SM )"
+      R"(\((threads|registers|shared memory|blocks)(, (registers|shared memory|blocks))*\), [0-9]+\.[0-9]{2} waves\n)");
+  EXPECT_EQ(std::distance(std::sregex_iterator(r.out.begin(), r.out.end(), kernel), std::sregex_iterator()), 3)
+      << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("plan changes: 2; occupancy changes: 0\n$"));
+  const CliResult json = RunKiln({"sweep", graph, "--dim=x:1", "--range=1024,2048", "--resources", "--json"});
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, ::testing::ContainsRegex("\"cluster\": 1, \"registers\": [0-9]+, \"spill_store_bytes\": "));
+  EXPECT_THAT(json.out, HasSubstr("\"occupancy_changes\": false,"));
 }
 
 TEST_F(SweepCliTest, EachMistakeIsOneLine) {
