@@ -1,6 +1,5 @@
 #include "frontends/cli/resources_report.h"
 
-#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codegen/kernel_codegen.h"
@@ -46,8 +45,9 @@ absl::StatusOr<std::vector<ResourceRow>> PlanResources(const Graph& graph, const
     absl::StatusOr<ResourceRow> row = CompileResourceRow(kernel, limits);
     if (!row.ok()) return row.status();
     rows.push_back(*std::move(row));
-    // The asks the launch-bound tuner times after the planner's.
-    for (int blocks = kernel.min_blocks_per_sm - 1; blocks >= 1 && rows.back().resources.Spills(); --blocks) {
+    // The asks the launch-bound tuner times after the planner's: down to the
+    // first that leaves no local memory, as the driver reports it there.
+    for (int blocks = kernel.min_blocks_per_sm - 1; blocks >= 1 && rows.back().resources.stack_bytes > 0; --blocks) {
       row = CompileResourceRow(kernel.WithMinBlocks(blocks), limits);
       if (!row.ok()) return row.status();
       row->tuned = true;
@@ -76,9 +76,10 @@ std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLim
     if (rows[i].tuned || !rows[i + 1].tuned) continue;
     size_t last = i + 1;
     while (last + 1 < rows.size() && rows[last + 1].tuned) ++last;
-    absl::StrAppend(&out, rows[i].kernel, " spills at the ", rows[i].ask,
-                    " blocks an SM its launch bound asks for: on the GPU the runtime times asks ", rows[i].ask,
-                    " to ", rows[last].ask, " and keeps the fastest\n");
+    absl::StrAppend(&out, rows[i].kernel, " keeps ", rows[i].resources.stack_bytes,
+                    " B a thread in local memory at the ", rows[i].ask,
+                    " blocks an SM its launch bound asks for: on the GPU the runtime times asks ", rows[i].ask, " to ",
+                    rows[last].ask, " and keeps the fastest\n");
   }
   for (const ResourceRow& r : rows) {
     if (r.occupancy.blocks == 0) {

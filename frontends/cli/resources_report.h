@@ -3,10 +3,10 @@
 // spills, shared memory), with the blocks an SM then holds, what limits them,
 // and the waves the grid takes. No GPU is needed.
 //
-// A kernel whose launch bound asks for several blocks an SM and spills there
-// gets a row for each ask the runtime's launch-bound tuner would time
-// (runtime/launch_bound_tuner.h): the planner's, then each smaller one down to
-// the first that does not spill.
+// A kernel whose launch bound asks for several blocks an SM and keeps local
+// memory (spills) there gets a row for each ask the runtime's launch-bound
+// tuner would time (runtime/launch_bound_tuner.h): the planner's, then each
+// smaller one down to the first that keeps none.
 //
 //   absl::StatusOr<std::vector<ResourceRow>> rows = PlanResources(graph, plan, limits);
 //   std::cout << ResourcesTable(*rows, limits);
