@@ -78,9 +78,14 @@ __device__ __forceinline__ void kiln_chunk_store_shared(void* p, const KilnChunk
 // stored f32 tiles as 4 st.global.f32 per vector and 16-bit ones as 8
 // st.global.u16, and L2 saturated on sectors); inline PTX keeps one vector.
 __device__ __forceinline__ void kiln_chunk_store_global(void* p, const KilnChunk& c) {
+#ifdef __CUDA_ARCH__
   asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(c.w[0]), "r"(c.w[1]), "r"(c.w[2]),
                "r"(c.w[3])
                : "memory");
+#else
+  // A host build: tests/codegen/transpose_tile_host_test.cc runs the tile code on the CPU.
+  *static_cast<uint4*>(p) = make_uint4(c.w[0], c.w[1], c.w[2], c.w[3]);
+#endif
 }
 template <typename B, int kV>
 __device__ __forceinline__ KilnChunk kiln_chunk_of(const KilnVec<B, kV>& v) {
