@@ -687,13 +687,13 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
                       "  __shared__ float kiln_scratch[128];\n  int kiln_turn = 0;\n");
       break;
     case Unit::kCluster:
-      absl::StrAppend(&body_, "  kiln_cluster_arrive();\n  constexpr kiln_index kChunk = ", chunk, ";\n",
+      absl::StrAppend(&body_, "  __shared__ KilnClusterExchange<", row_.cluster_blocks, "> kiln_partials;\n",
+                      "  kiln_cluster_start(kiln_partials);\n  int kiln_turn = 0;\n",
+                      "  constexpr kiln_index kChunk = ", chunk, ";\n",
                       "  const kiln_index first_row = blockIdx.x / ", row_.cluster_blocks, ";\n",
                       "  const int lane = threadIdx.x;\n",
                       "  const kiln_index col_begin = static_cast<kiln_index>(kiln_cluster_rank()) * kChunk;\n",
-                      "  const kiln_index col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n",
-                      // Room for the online statistics, two values a partial.
-                      "  __shared__ float kiln_partials[4 * ", row_.cluster_blocks, " * 32];\n  int kiln_turn = 0;\n");
+                      "  const kiln_index col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n");
       break;
   }
   absl::StrAppend(&body_, "  (void)kRows;\n");

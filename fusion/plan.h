@@ -68,8 +68,9 @@ struct RowSchedule {
   // so that registers do not limit the blocks an SM holds.
   bool segment_in_shared_memory = false;
   // Shared memory a block's reductions keep beside the segment: a block's
-  // scratch, or a cluster's partials (4 * 8 * 32 floats at most).
-  static constexpr int64_t kReductionSharedBytes = 4 * 8 * 32 * 4;
+  // scratch, or a cluster's exchange of partials (two halves of 8 blocks x
+  // 32 warps x two floats at most, and an 8-byte mbarrier a half).
+  static constexpr int64_t kReductionSharedBytes = 2 * 8 * 32 * 8 + 2 * 8;
   // Reduction stages in order; stage i's reductions can start once all earlier
   // stages are done. A max followed by a sum of exp(t - max) over the same t is
   // one stage, computed with the online recurrence.

@@ -337,7 +337,7 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, bool streams_
   }
   const int64_t cluster_budget = block_budget * limits_.max_cluster_blocks;
   // Blocks of a cluster that hold half a block's budget fit two to an SM, so
-  // one block's loads overlap the other's reductions and cluster barriers.
+  // one block's loads overlap the other's reductions and cluster exchanges.
   if (limits_.supports_clusters && held_bytes <= cluster_budget / 2) {
     s.strategy = RowStrategy::kClusterPersistent;
     s.cluster_blocks = std::max(PowerOfTwoAtLeast(CeilDiv(held_bytes, block_budget / 2)), 2);

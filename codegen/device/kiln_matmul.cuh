@@ -30,9 +30,6 @@ __device__ __forceinline__ KilnTile kiln_matmul_tile(unsigned block) {
   return {batch, tile_m * kBM, tile_n * kBN};
 }
 
-__device__ __forceinline__ unsigned kiln_shared_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
 // 16 bytes global -> shared without passing through registers; an invalid
 // chunk reads nothing and fills zeros, which add nothing to the products.
 __device__ __forceinline__ void kiln_cp_async16(unsigned dst, const void* src, bool valid) {

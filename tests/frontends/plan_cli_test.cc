@@ -155,7 +155,7 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
   EXPECT_THAT(table.out, ::testing::ContainsRegex(absl::StrCat("\nf0_row_reduction +4 +512 +4 +",
                                                                planned->registers, " +", planned->stack_bytes, " B +",
                                                                planned->spill_store_bytes, "/",
-                                                               planned->spill_load_bytes, " B +34,816 B +")));
+                                                               planned->spill_load_bytes, " B +34,832 B +")));
   if (planned->stack_bytes > 0) {
     EXPECT_THAT(table.out, HasSubstr(absl::StrCat("f0_row_reduction keeps ", planned->stack_bytes,
                                                   " B a thread in local memory at the 4 blocks an SM its launch bound "

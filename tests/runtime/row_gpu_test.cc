@@ -8,7 +8,11 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "fusion/planner.h"
 #include "gtest/gtest.h"
 #include "tests/differential.h"
@@ -130,12 +134,41 @@ TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
   ExpectEveryCaseMatches(cases, limits);
 }
 
+// The ask a launch-bound tuning note says it kept ("launch bound tuned to 3
+// blocks per SM: 4 146.2 us (spilled 72 B a thread), 3 143.1 us, 2 168.0
+// us"), and the ask of the least time among those it timed; -1 where the
+// note does not read so.
+std::pair<int, int> KeptAndFastestAsk(const std::string& note) {
+  const std::vector<absl::string_view> head = absl::StrSplit(note, absl::MaxSplits(" blocks per SM: ", 1));
+  int kept = -1;
+  if (head.size() != 2 || !absl::SimpleAtoi(absl::StripPrefix(head[0], "launch bound tuned to "), &kept)) {
+    return {-1, -1};
+  }
+  int fastest = -1;
+  double least = 0;
+  for (absl::string_view timed : absl::StrSplit(head[1], ", ")) {
+    const std::vector<absl::string_view> words = absl::StrSplit(timed, ' ');
+    int ask = 0;
+    double us = 0;
+    if (words.size() < 3 || words[2] != "us" || !absl::SimpleAtoi(words[0], &ask) ||
+        !absl::SimpleAtod(words[1], &us)) {
+      return {kept, -1};
+    }
+    if (fastest < 0 || us < least) {
+      fastest = ask;
+      least = us;
+    }
+  }
+  return {kept, fastest};
+}
+
 // Layernorm rows of 50257 f16, each block's segment in shared memory: the
 // bound's ask for 4 blocks per SM leaves ptxas 32 registers a thread, and
-// the kernel spills (72 bytes a thread with NVRTC 13.0), which cost 1.4x the
-// time of 3 blocks without a spill. Tuning times the asks and keeps a
-// faster one; the kernel still matches the reference. Without tuning the
-// plan's ask stays.
+// the kernel spills (72 bytes a thread with NVRTC 13.0). Tuning times the
+// asks and keeps the fastest; which one that is depends on the kernel (with
+// cluster barriers the spilling ask took 1.4x the time of 3 blocks, with the
+// st.async exchange it was kept). The kernel matches the reference either
+// way. Without tuning the plan's ask stays.
 TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   const Graph graph = SweepRowGraph(RowOp::kLayerNorm, DType::kF16, 1335, 50257);
   KernelCache cache({.use_disk = false});
@@ -146,7 +179,10 @@ TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   EXPECT_TRUE(absl::StartsWith(note, "launch bound tuned to ")) << note;
   EXPECT_TRUE(absl::StrContains(note, ": 4 ")) << note;
   EXPECT_TRUE(absl::StrContains(note, "(spilled ")) << note;
-  EXPECT_LT((*exe)->kernels()[0].min_blocks_per_sm, 4) << note;
+  EXPECT_TRUE(absl::StrContains(note, ", 3 ")) << note;
+  const auto [kept, fastest] = KeptAndFastestAsk(note);
+  EXPECT_EQ(kept, fastest) << note;
+  EXPECT_EQ((*exe)->kernels()[0].min_blocks_per_sm, kept) << note;
   EXPECT_EQ(Check(graph, cache, 5, DeviceLimitsOf(device().info())), "");
 
   absl::StatusOr<std::unique_ptr<Executable>> untuned =
