@@ -408,7 +408,7 @@ __device__ __forceinline__ void kiln_cluster_await(KilnClusterExchange<kBlocks>&
   } while (!done);
   asm volatile("fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory");
 }
-// Stores `bytes` (4 or 8) of `value` at `slot` of block `rank`'s half `h`.
+// Stores value.x (with `pair`, value.x and value.y) at `slot` of block `rank`'s half `h`.
 template <int kBlocks>
 __device__ __forceinline__ void kiln_cluster_send(KilnClusterExchange<kBlocks>& exchange, int h, int slot,
                                                   unsigned rank, float2 value, bool pair) {
