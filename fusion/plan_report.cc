@@ -68,6 +68,15 @@ std::vector<KernelEdge> KernelEdges(const Graph& graph, const Plan& plan) {
         const std::vector<NodeId>& operands = graph.node(n).operands;
         if (std::find(operands.begin(), operands.end(), input) != operands.end()) edge.consumers.push_back(n);
       }
+      // A matmul reads a folded transpose's source directly: the transpose
+      // is the node that reads the tensor for the kernel.
+      for (const LayoutFold& fold : plan.layout_folds) {
+        const bool here = plan.kernel_of[fold.matmul] == static_cast<int>(k);
+        if (here && graph.node(fold.transpose).operands[0] == input &&
+            std::find(edge.consumers.begin(), edge.consumers.end(), fold.transpose) == edge.consumers.end()) {
+          edge.consumers.push_back(fold.transpose);
+        }
+      }
       edges.push_back(std::move(edge));
     }
   }

@@ -36,7 +36,9 @@ struct PlanTarget {
 struct KernelEdge {
   NodeId tensor = -1;
   int kernel = -1;
-  std::vector<NodeId> consumers;  // the kernel's nodes that read `tensor`
+  // The nodes that read `tensor` for the kernel: its own, and transposes
+  // folded into its matmuls (which read their source's memory).
+  std::vector<NodeId> consumers;
   int64_t bytes = 0;
 };
 

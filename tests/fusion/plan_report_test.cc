@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "frontends/builder.h"
 #include "fusion/planner.h"
 #include "gtest/gtest.h"
@@ -168,6 +169,29 @@ TEST(PlanReportPartsTest, EdgeBytesCountEveryPass) {
   EXPECT_EQ(edges[0].consumers.size(), 2u);  // m and the subtraction
   EXPECT_EQ(edges[0].bytes, plan.kernels[0].traffic.bytes_read);
   EXPECT_NE(PlanDot(graph, plan).find("[label=\"536,870,912 B\"]"), std::string::npos);
+}
+
+// A transpose folded into a matmul runs in no kernel: the matmul reads its
+// source, and the edge into the transpose carries the bytes (attention's
+// q @ transpose(k) crashed the DOT when the edge named no reader).
+TEST(PlanReportPartsTest, AFoldedTransposeReadsItsSourceForTheKernel) {
+  GraphBuilder b;
+  Value a = b.Input("a", DType::kBF16, {256, 128});
+  Value w = b.Input("w", DType::kBF16, {512, 128});
+  Value wt = Transpose(w, {1, 0}).Named("wt");
+  Value y = Matmul(a, wt).Named("y");
+  const Graph graph = *b.Build({y});
+  const Plan plan = *PlanFusion(graph, DeviceLimits{});
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  ASSERT_EQ(plan.layout_folds.size(), 1u);
+  const std::vector<KernelEdge> edges = KernelEdges(graph, plan);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_EQ(graph.node(edges[1].tensor).name, "w");
+  ASSERT_EQ(edges[1].consumers.size(), 1u);
+  EXPECT_EQ(graph.node(edges[1].consumers[0]).name, "wt");
+  const std::string dot = PlanDot(graph, plan);
+  const NodeId w_id = edges[1].tensor, wt_id = edges[1].consumers[0];
+  EXPECT_NE(dot.find(absl::StrCat("n", w_id, " -> n", wt_id, " [label=\"131,072 B\"];")), std::string::npos) << dot;
 }
 
 }  // namespace
