@@ -348,6 +348,17 @@ __device__ __forceinline__ unsigned kiln_cluster_map(unsigned address, unsigned 
   return remote;
 }
 
+// mbarriers: a phase completes when its expected arrivals and its expected
+// transaction bytes (those of TMA copies and st.async stores) have all come
+// in. Waiters name the parity of the phase they wait for, so a barrier is
+// reused round after round.
+__device__ __forceinline__ void kiln_mbar_init(unsigned bar, unsigned arrivals) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
+}
+__device__ __forceinline__ void kiln_mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
 // Where the blocks of a cluster send each other their partial results: two
 // halves that consecutive reductions (counted by `turn`) take in turn, each
 // with an mbarrier that completes once every warp of the cluster has stored
@@ -372,7 +383,7 @@ __device__ __forceinline__ void kiln_cluster_start(KilnClusterExchange<kBlocks>&
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(kiln_shared_address(&exchange.arrived[h])) : "memory");
+      kiln_mbar_init(kiln_shared_address(&exchange.arrived[h]), 1);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
@@ -387,10 +398,7 @@ __device__ __forceinline__ int kiln_cluster_open(KilnClusterExchange<kBlocks>& e
   const int h = turn & 1;
   parity = (turn >> 1) & 1;
   ++turn;
-  if (threadIdx.x == 0) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
-                 ::"r"(kiln_shared_address(&exchange.arrived[h])), "r"(bytes) : "memory");
-  }
+  if (threadIdx.x == 0) kiln_mbar_arrive_expect_tx(kiln_shared_address(&exchange.arrived[h]), bytes);
   return h;
 }
 // Polls relaxed, then one fence acquires only the shared memory the partials
@@ -408,19 +416,22 @@ __device__ __forceinline__ void kiln_cluster_await(KilnClusterExchange<kBlocks>&
   } while (!done);
   asm volatile("fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory");
 }
-// Stores value.x (with `pair`, value.x and value.y) at `slot` of block `rank`'s half `h`.
+// Stores a partial (or an online pair) at `slot` of block `rank`'s half `h`.
 template <int kBlocks>
 __device__ __forceinline__ void kiln_cluster_send(KilnClusterExchange<kBlocks>& exchange, int h, int slot,
-                                                  unsigned rank, float2 value, bool pair) {
+                                                  unsigned rank, float value) {
+  const unsigned address = kiln_cluster_map(kiln_shared_address(&exchange.half[h][slot].x), rank);
+  const unsigned bar = kiln_cluster_map(kiln_shared_address(&exchange.arrived[h]), rank);
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];"
+               ::"r"(address), "f"(value), "r"(bar) : "memory");
+}
+template <int kBlocks>
+__device__ __forceinline__ void kiln_cluster_send(KilnClusterExchange<kBlocks>& exchange, int h, int slot,
+                                                  unsigned rank, float2 value) {
   const unsigned address = kiln_cluster_map(kiln_shared_address(&exchange.half[h][slot]), rank);
   const unsigned bar = kiln_cluster_map(kiln_shared_address(&exchange.arrived[h]), rank);
-  if (pair) {
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];"
-                 ::"r"(address), "f"(value.x), "f"(value.y), "r"(bar) : "memory");
-  } else {
-    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];"
-                 ::"r"(address), "f"(value.x), "r"(bar) : "memory");
-  }
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];"
+               ::"r"(address), "f"(value.x), "f"(value.y), "r"(bar) : "memory");
 }
 // Every thread of the cluster gets the result. Each warp's lane r sends the
 // warp's partial to block r, at this block's rank and warp; once its own
@@ -437,7 +448,7 @@ __device__ __forceinline__ float kiln_cluster_reduce(float v, KilnClusterExchang
   unsigned parity;
   const int h = kiln_cluster_open(exchange, turn, kBlocks * warps * 4, parity);
   v = kiln_warp_reduce<Op>(v);
-  if (lane < kBlocks) kiln_cluster_send(exchange, h, kiln_cluster_rank() * warps + warp, lane, {v, 0.0f}, false);
+  if (lane < kBlocks) kiln_cluster_send(exchange, h, kiln_cluster_rank() * warps + warp, lane, v);
   kiln_cluster_await(exchange, h, parity);
   float w = Op::identity();
   for (int i = lane; i < kBlocks * warps; i += 32) w = Op::combine(w, exchange.half[h][i].x);
@@ -453,7 +464,9 @@ __device__ __forceinline__ KilnOnline kiln_cluster_online(KilnOnline v, KilnClus
   unsigned parity;
   const int h = kiln_cluster_open(exchange, turn, kBlocks * warps * 8, parity);
   v = kiln_warp_online(v);
-  if (lane < kBlocks) kiln_cluster_send(exchange, h, kiln_cluster_rank() * warps + warp, lane, {v.m, v.s}, true);
+  if (lane < kBlocks) {
+    kiln_cluster_send(exchange, h, kiln_cluster_rank() * warps + warp, lane, make_float2(v.m, v.s));
+  }
   kiln_cluster_await(exchange, h, parity);
   KilnOnline w = kiln_online_identity();
   for (int i = lane; i < kBlocks * warps; i += 32) {

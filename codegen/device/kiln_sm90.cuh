@@ -11,20 +11,13 @@ struct alignas(64) KilnTensorMap {
   unsigned long long opaque[16];
 };
 
-// -- mbarriers: a phase completes when its expected arrivals and, for TMA,
-// its expected transaction bytes have all come in. Waiters name the parity of
-// the phase they wait for, so a barrier is reused round after round.
-__device__ __forceinline__ void kiln_mbar_init(unsigned bar, unsigned arrivals) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(arrivals) : "memory");
-}
+// -- mbarriers (kiln_mbar_init and kiln_mbar_arrive_expect_tx live in
+// kiln_device.cuh: cluster row reductions use them on any sm_90+ GPU).
 // Barrier initialisation must be visible to the copy engine before any copy
 // names the barrier.
 __device__ __forceinline__ void kiln_mbar_init_fence() {
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
-__device__ __forceinline__ void kiln_mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 }
 __device__ __forceinline__ void kiln_mbar_arrive(unsigned bar) {
   asm volatile("{ .reg .b64 state; mbarrier.arrive.shared::cta.b64 state, [%0]; }" ::"r"(bar) : "memory");
