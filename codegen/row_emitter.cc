@@ -684,7 +684,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     case Unit::kBlock:
       absl::StrAppend(&body_, "  const kiln_index first_row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
                       "  const kiln_index col_begin = 0;\n  const kiln_index col_end = kCols;\n",
-                      "  __shared__ float kiln_scratch[128];\n  int kiln_turn = 0;\n");
+                      "  __shared__ float kiln_scratch[2 * kKilnScratchHalf];\n  int kiln_turn = 0;\n");
       break;
     case Unit::kCluster:
       absl::StrAppend(&body_, "  __shared__ KilnClusterExchange<", row_.cluster_blocks, "> kiln_partials;\n",

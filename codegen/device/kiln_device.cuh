@@ -232,17 +232,22 @@ __device__ __forceinline__ float kiln_warp_reduce(float v) {
 }
 
 // Every thread of the block gets the result, after one barrier. `scratch`
-// holds 64 floats: two halves that consecutive reductions (counted by `turn`)
-// take in turn. A thread writes a half again only two reductions later, past
-// the barrier of the one between, which no thread reaches before it has read
-// the half. Every warp combines the same partials in the same order, so all
-// threads hold the same value.
+// holds two halves of kKilnScratchHalf floats that consecutive reductions
+// (counted by `turn`) take in turn. A thread writes a half again only two
+// reductions later, past the barrier of the one between, which no thread
+// reaches before it has read the half. Every warp combines the same partials
+// in the same order, so all threads hold the same value.
+// Every reduction of a kernel takes halves of the same width, the online
+// statistics' 64 floats: with halves of each one's own width (32 floats for
+// a float), a plain reduction after an online pair (an entropy's sum after
+// its softmax) wrote into the pair's half while slower warps still read it.
+constexpr int kKilnScratchHalf = 64;
 template <typename Op>
 __device__ __forceinline__ float kiln_block_reduce(float v, float* scratch, int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
-  float* half = scratch + (turn++ & 1) * 32;
+  float* half = scratch + (turn++ & 1) * kKilnScratchHalf;
   v = kiln_warp_reduce<Op>(v);
   if (lane == 0) half[warp] = v;
   __syncthreads();
@@ -299,13 +304,13 @@ __device__ __forceinline__ KilnOnline kiln_group_online(KilnOnline v) {
   return v;
 }
 __device__ __forceinline__ KilnOnline kiln_warp_online(KilnOnline v) { return kiln_group_online<32>(v); }
-// kiln_block_reduce's rule for the online statistics; `scratch` holds 128
-// floats (each half: 32 maxima, then 32 sums).
+// kiln_block_reduce's rule for the online statistics (each half: 32 maxima,
+// then 32 sums).
 __device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scratch, int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
-  float* half = scratch + (turn++ & 1) * 64;
+  float* half = scratch + (turn++ & 1) * kKilnScratchHalf;
   v = kiln_warp_online(v);
   if (lane == 0) {
     half[warp] = v.m;

@@ -185,6 +185,22 @@ TEST(RowEmitterTest, OnlineStatisticsJoinAVectorAtATime) {
   }
 }
 
+// Consecutive block reductions take the two halves of the scratch in turn,
+// halves of one width: an entropy's online softmax pair and then its plain
+// sum never share floats, where halves of each reduction's own width
+// overlapped.
+TEST(RowEmitterTest, BlockReductionsTakeScratchHalvesOfOneWidth) {
+  GraphBuilder b;
+  const Value x = b.Input("x", DType::kF32, {256, 524288});
+  const Value e = Exp(x - ReduceMax(x, {1}, true));
+  const Value p = e / ReduceSum(e, {1}, true);
+  const Graph entropy = *b.Build({ReduceSum(p * Log(p), {1}, true).Named("h")});
+  const std::string body = RowKernelBody(entropy);
+  EXPECT_THAT(body, HasSubstr("float kiln_scratch[2 * kKilnScratchHalf];"));
+  EXPECT_THAT(body, HasSubstr("kiln_block_online(on"));
+  EXPECT_THAT(body, HasSubstr("kiln_block_reduce<KilnSum>(acc"));
+}
+
 // A softmax whose result is stored as bf16 takes the approximate exp; in f32
 // it keeps expf.
 TEST(RowEmitterTest, ExpsThatReachOnlySixteenBitOutputsAreApproximate) {
