@@ -2,8 +2,10 @@
 # Call 1: is the patch correct on the GPU? The row GPU tests and the
 # differential suite from the patched build; memcheck and synccheck on a
 # kernel of each new kind (online pair over a cluster, moments over a
-# cluster, over a block of 1024 threads, and streamed); then every changed
-# case checked against the CPU reference. About 5 minutes.
+# cluster, over a block of 1024 threads, and streamed); racecheck on an
+# entropy whose block reductions share the scratch (main's b7606a6 and the
+# patch); then every changed case checked against the CPU reference. About
+# 6 minutes.
 export PATH=/usr/local/cuda/bin:$PATH
 start=$(date +%s)
 KILN_CACHE_DIR=/tmp/kc-t timeout 120 .gpu/run runtime_test --gtest_filter='RowGpuTest.*' 2>&1 \
@@ -17,6 +19,11 @@ for g in softmax_1335x50257_bf16 layernorm_1335x50257_bf16 layernorm_1000x32768_
     echo "$g $tool: $(KILN_CACHE_DIR=/tmp/kc-s timeout 40 compute-sanitizer --tool $tool .gpu/run kiln_pairs run .gpu/graphs/$g.textproto --iters=1 2>&1 | grep -E 'ERROR SUMMARY|^check' | tr '\n' ' ')"
   done
 done > $OUT/sanitizer.txt
+# b7606a6's scratch halves: an entropy, an online softmax pair and then a
+# plain sum in one block a row (without clusters), which racecheck can see.
+for b in main pairs; do
+  echo "entropy $b racecheck: $(KILN_CACHE_DIR=/tmp/kc-s timeout 60 compute-sanitizer --tool racecheck .gpu/run kiln_$b run --no-clusters .gpu/graphs/entropy_132x65536_f32.textproto --iters=1 2>&1 | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^check' | tr '\n' ' ')"
+done >> $OUT/sanitizer.txt
 echo "sanitizer $(( $(date +%s) - start ))s" >> $OUT/tests.log
 for f in $(cat .gpu/cases.txt); do
   KILN_CACHE_DIR=/tmp/kc_pairs .gpu/run kiln_pairs run .gpu/graphs/$f.textproto --iters=3 > /tmp/chk.txt 2>&1
