@@ -231,23 +231,27 @@ __device__ __forceinline__ float kiln_warp_reduce(float v) {
   return kiln_group_reduce<Op, 32>(v);
 }
 
-// Every thread of the block gets the result, after one barrier. `scratch`
-// holds two halves of kKilnScratchHalf floats that consecutive reductions
-// (counted by `turn`) take in turn. A thread writes a half again only two
-// reductions later, past the barrier of the one between, which no thread
-// reaches before it has read the half. Every warp combines the same partials
-// in the same order, so all threads hold the same value.
-// Every reduction of a kernel takes halves of the same width, the online
+// A block's reductions keep their partials in `scratch`: two halves of
+// kKilnScratchHalf floats that consecutive reductions (counted by `turn`)
+// take in turn. Every reduction takes a half of the same width, the online
 // statistics' 64 floats: with halves of each one's own width (32 floats for
 // a float), a plain reduction after an online pair (an entropy's sum after
 // its softmax) wrote into the pair's half while slower warps still read it.
 constexpr int kKilnScratchHalf = 64;
+__device__ __forceinline__ float* kiln_scratch_half(float* scratch, int& turn) {
+  return scratch + (turn++ & 1) * kKilnScratchHalf;
+}
+// Every thread of the block gets the result, after one barrier. A thread
+// writes a half again only two reductions later, past the barrier of the one
+// between, which no thread reaches before it has read the half. Every warp
+// combines the same partials in the same order, so all threads hold the
+// same value.
 template <typename Op>
 __device__ __forceinline__ float kiln_block_reduce(float v, float* scratch, int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
-  float* half = scratch + (turn++ & 1) * kKilnScratchHalf;
+  float* half = kiln_scratch_half(scratch, turn);
   v = kiln_warp_reduce<Op>(v);
   if (lane == 0) half[warp] = v;
   __syncthreads();
@@ -310,7 +314,7 @@ __device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scr
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
-  float* half = scratch + (turn++ & 1) * kKilnScratchHalf;
+  float* half = kiln_scratch_half(scratch, turn);
   v = kiln_warp_online(v);
   if (lane == 0) {
     half[warp] = v.m;

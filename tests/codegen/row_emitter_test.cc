@@ -185,11 +185,10 @@ TEST(RowEmitterTest, OnlineStatisticsJoinAVectorAtATime) {
   }
 }
 
-// Consecutive block reductions take the two halves of the scratch in turn,
-// halves of one width: an entropy's online softmax pair and then its plain
-// sum never share floats, where halves of each reduction's own width
-// overlapped.
-TEST(RowEmitterTest, BlockReductionsTakeScratchHalvesOfOneWidth) {
+// An entropy's online softmax pair and then its plain sum reduce over one
+// block scratch of two halves (kiln_scratch_half; the halves' layout is
+// tested on the host in row_scratch_host_test.cc), and the kernel compiles.
+TEST(RowEmitterTest, AnOnlinePairAndAPlainSumShareOneBlockScratch) {
   GraphBuilder b;
   const Value x = b.Input("x", DType::kF32, {256, 524288});
   const Value e = Exp(x - ReduceMax(x, {1}, true));
