@@ -118,7 +118,12 @@ class RowEmitter {
   // Where a full-shape input or output lives for the row kernel: in global
   // memory, or in the block's staged span (kiln_stage_<name>, from tile_base).
   std::string Base(absl::string_view name) const;
-  std::string UnitOnline(absl::string_view value) const;
+  // The unit's reduction of a statistic (KilnOnline, KilnMoments).
+  std::string UnitStat(absl::string_view type, absl::string_view value) const;
+  // The floats of the widest statistic the kernel reduces, which size the
+  // halves of the block's scratch and the cluster's exchange slots for all
+  // its reductions: 1 without pairs.
+  int StatFloats() const { return !row_.moment_pairs.empty() ? 3 : !row_.online_pairs.empty() ? 2 : 1; }
   // "true" where the exp an online pair's sum adds needs only 16-bit
   // precision, the template argument of kiln_online_push.
   const char* ApproxExp(NodeId sum) const {
@@ -224,13 +229,14 @@ absl::flat_hash_set<NodeId> RowEmitter::ConeOf(const std::vector<NodeId>& roots)
 }
 
 std::vector<NodeId> RowEmitter::ChooseHeldValues(const std::vector<NodeId>& full_outputs) const {
-  // What EmitStage computes per element: a sum paired with its max in the
-  // online recurrence sees only the max's operand.
+  // What EmitStage computes per element: a pair's second reduction sees only
+  // the first's operand.
   std::vector<NodeId> operands;
   for (NodeId r : row_.stages.back()) {
-    const bool online_sum = std::any_of(row_.online_pairs.begin(), row_.online_pairs.end(),
-                                        [r](const std::pair<NodeId, NodeId>& pair) { return pair.second == r; });
-    if (!online_sum) operands.push_back(graph_.node(r).operands[0]);
+    auto second_of_pair = [r](const std::pair<NodeId, NodeId>& pair) { return pair.second == r; };
+    const bool paired = std::any_of(row_.online_pairs.begin(), row_.online_pairs.end(), second_of_pair) ||
+                        std::any_of(row_.moment_pairs.begin(), row_.moment_pairs.end(), second_of_pair);
+    if (!paired) operands.push_back(graph_.node(r).operands[0]);
   }
   const absl::flat_hash_set<NodeId> last_pass = ConeOf(operands);
   const absl::flat_hash_set<NodeId> output_pass = ConeOf(full_outputs);
@@ -268,13 +274,12 @@ std::string RowEmitter::UnitReduce(absl::string_view op, absl::string_view value
   return "";
 }
 
-std::string RowEmitter::UnitOnline(absl::string_view value) const {
+std::string RowEmitter::UnitStat(absl::string_view type, absl::string_view value) const {
   switch (unit_) {
-    case Unit::kGroup: return absl::StrCat("kiln_group_online<kLanes>(", value, ")");
+    case Unit::kGroup: return absl::StrCat("kiln_group_stat<", type, ", kLanes>(", value, ")");
     case Unit::kThread: return std::string(value);
-    case Unit::kBlock: return absl::StrCat("kiln_block_online(", value, ", kiln_scratch, kiln_turn)");
-    case Unit::kCluster:
-      return absl::StrCat("kiln_cluster_online<", row_.cluster_blocks, ">(", value, ", kiln_partials, kiln_turn)");
+    case Unit::kBlock: return absl::StrCat("kiln_block_stat<", type, ">(", value, ", kiln_scratch, kiln_turn)");
+    case Unit::kCluster: return absl::StrCat("kiln_cluster_stat<", type, ">(", value, ", kiln_partials, kiln_turn)");
   }
   return "";
 }
@@ -407,48 +412,96 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
 
 absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs,
                                    bool last) {
-  std::vector<std::pair<NodeId, NodeId>> online;  // (max, sum)
+  // The stage's pairs, each reduced as one statistic, on<m> after its first
+  // reduction m.
+  struct Pair {
+    NodeId first;   // the max, or the mean
+    NodeId second;  // the sum of exp, or the variance
+    bool moments;
+  };
+  std::vector<Pair> pairs;
   std::vector<NodeId> plain;
   for (NodeId r : reductions) {
     bool in_pair = false;
-    for (const auto& pair : row_.online_pairs) {
-      if (pair.first == r) online.push_back(pair);
-      if (pair.first == r || pair.second == r) in_pair = true;
+    for (const auto& [m, s] : row_.online_pairs) {
+      if (m == r) pairs.push_back({m, s, false});
+      if (m == r || s == r) in_pair = true;
+    }
+    for (const auto& [m, v] : row_.moment_pairs) {
+      if (m == r) pairs.push_back({m, v, true});
+      if (m == r || v == r) in_pair = true;
     }
     if (!in_pair) plain.push_back(r);
   }
   for (NodeId r : plain) {
     absl::StrAppend(&body_, "  float acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::identity();\n");
   }
-  // A whole vector's operands of an online pair gather in t<m> and join the
-  // statistics together (kiln_online_push_vec); an unaligned end's join alone.
+  // A streamed row's pair gathers a whole vector's operands in t<m> and
+  // joins them to its statistic together (kiln_online_push_vec,
+  // kiln_moments_push_vec); an unaligned end's join alone. A held row is
+  // read twice instead: a thread's own max or mean first, then its sum of
+  // exp or of squared deviations against that (an exp an element, no
+  // rescaling), and the thread's statistic from them.
+  const bool held = Persistent();
+  auto type = [](const Pair& p) { return p.moments ? "KilnMoments" : "KilnOnline"; };
   std::string after_vector;
-  for (const auto& [m, s] : online) {
-    absl::StrAppend(&body_, "  KilnOnline on", m, " = kiln_online_identity();\n  float t", m, "[kV];\n");
-    absl::StrAppend(&after_vector, "on", m, " = kiln_online_push_vec<", ApproxExp(s), ">(on", m, ", t", m, ");\n");
+  for (const Pair& p : pairs) {
+    const NodeId m = p.first;
+    if (held) {
+      absl::StrAppend(&body_, p.moments ? absl::StrCat("  float lsum", m, " = 0.0f;\n  int lcount", m,
+                                                       " = 0;\n  float lsq", m, " = 0.0f;\n")
+                                        : absl::StrCat("  float lmax", m, " = KilnMax::identity();\n  float lexp", m,
+                                                       " = 0.0f;\n"));
+      continue;
+    }
+    absl::StrAppend(&body_, "  ", type(p), " on", m, " = ", type(p), "::identity();\n  float t", m, "[kV];\n");
+    absl::StrAppend(&after_vector, "on", m, " = ",
+                    p.moments ? "kiln_moments_push_vec" : absl::StrCat("kiln_online_push_vec<", ApproxExp(p.second), ">"),
+                    "(on", m, ", t", m, ");\n");
   }
   const bool keeps_held = last && !held_values_.empty();
   if (keeps_held) {
     for (NodeId n : held_values_) absl::StrAppend(&body_, "  float held", n, "[kSlots][kV];\n");
   }
 
+  // `second_pass`: a held row's second pass, which adds each element's exp
+  // or squared deviation for its pairs and reduces nothing else.
+  bool second_pass = false;
   auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
                          absl::string_view indent, bool whole_vector) -> absl::Status {
     std::vector<NodeId> operands;
-    for (NodeId r : plain) operands.push_back(graph_.node(r).operands[0]);
-    for (const auto& pair : online) operands.push_back(graph_.node(pair.first).operands[0]);
-    if (absl::Status s = program_->Emit(operands, known, code, indent); !s.ok()) return s;
-    for (NodeId r : plain) {
-      absl::StrAppend(&code, indent, "acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::combine(acc", r, ", ",
-                      known[graph_.node(r).operands[0]], ");\n");
+    if (!second_pass) {
+      for (NodeId r : plain) operands.push_back(graph_.node(r).operands[0]);
     }
-    for (const auto& [m, s] : online) {
+    for (const Pair& p : pairs) operands.push_back(graph_.node(p.first).operands[0]);
+    if (absl::Status s = program_->Emit(operands, known, code, indent); !s.ok()) return s;
+    if (!second_pass) {
+      for (NodeId r : plain) {
+        absl::StrAppend(&code, indent, "acc", r, " = ", ReduceCodeOf(graph_.node(r).op).combiner, "::combine(acc",
+                        r, ", ", known[graph_.node(r).operands[0]], ");\n");
+      }
+    }
+    for (const Pair& p : pairs) {
+      const NodeId m = p.first;
       const std::string& value = known[graph_.node(m).operands[0]];
-      absl::StrAppend(&code, indent,
-                      whole_vector ? absl::StrCat("t", m, "[j] = ", value)
-                                   : absl::StrCat("on", m, " = kiln_online_push<", ApproxExp(s), ">(on", m, ", ",
-                                                  value, ")"),
-                      ";\n");
+      if (held && p.moments) {
+        absl::StrAppend(&code, indent,
+                        second_pass ? absl::StrCat("lsq", m, " += (", value, " - lmean", m, ") * (", value,
+                                                   " - lmean", m, ");\n")
+                                    : absl::StrCat("lsum", m, " += ", value, ";\n", indent, "++lcount", m, ";\n"));
+      } else if (held) {
+        absl::StrAppend(&code, indent,
+                        second_pass ? absl::StrCat("lexp", m, " += kiln_online_exp<", ApproxExp(p.second), ">(",
+                                                   value, " - lbase", m, ");\n")
+                                    : absl::StrCat("lmax", m, " = KilnMax::combine(lmax", m, ", ", value, ");\n"));
+      } else if (whole_vector) {
+        absl::StrAppend(&code, indent, "t", m, "[j] = ", value, ";\n");
+      } else {
+        absl::StrAppend(&code, indent, "on", m, " = ",
+                        p.moments ? "kiln_moments_push"
+                                  : absl::StrCat("kiln_online_push<", ApproxExp(p.second), ">"),
+                        "(on", m, ", ", value, ");\n");
+      }
     }
     if (keeps_held && whole_vector) {
       for (NodeId n : held_values_) absl::StrAppend(&code, indent, "held", n, "[s][j] = ", known[n], ";\n");
@@ -456,6 +509,28 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     return absl::OkStatus();
   };
   if (absl::Status s = EmitElementLoop(inputs, per_element, after_vector, {}, false); !s.ok()) return s;
+  if (held && !pairs.empty()) {
+    for (const Pair& p : pairs) {
+      const NodeId m = p.first;
+      // A thread with no element has the mean of none, taken as 0. One with
+      // no element or only -inf has the max -inf: its exps are taken against
+      // 0 instead, each exp(-inf) = 0 rather than exp(-inf - -inf).
+      absl::StrAppend(&body_, p.moments ? absl::StrCat("  const float lmean", m, " = lcount", m, " > 0 ? lsum", m,
+                                                       " / static_cast<float>(lcount", m, ") : 0.0f;\n")
+                                        : absl::StrCat("  const float lbase", m, " = lmax", m, " == -KILN_INF ? 0.0f : lmax",
+                                                       m, ";\n"));
+    }
+    if (rows_in_shared_) absl::StrAppend(&body_, "  kiln_reread_shared();\n");
+    second_pass = true;
+    if (absl::Status s = EmitElementLoop(inputs, per_element, "", {}, false); !s.ok()) return s;
+    for (const Pair& p : pairs) {
+      const NodeId m = p.first;
+      absl::StrAppend(&body_, "  const ", type(p), " on", m, " = ",
+                      p.moments ? absl::StrCat("{static_cast<float>(lcount", m, "), lmean", m, ", lsq", m, "}")
+                                : absl::StrCat("{lmax", m, ", lexp", m, "}"),
+                      ";\n");
+    }
+  }
 
   for (NodeId r : plain) {
     const std::string reduced = UnitReduce(ReduceCodeOf(graph_.node(r).op).combiner, absl::StrCat("acc", r));
@@ -466,9 +541,17 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     }
     row_known_[r] = absl::StrCat("v", r);
   }
-  for (const auto& [m, s] : online) {
-    absl::StrAppend(&body_, "  const KilnOnline stats", m, " = ", UnitOnline(absl::StrCat("on", m)), ";\n",
-                    "  const float v", m, " = stats", m, ".m;\n  const float v", s, " = stats", m, ".s;\n");
+  for (const Pair& p : pairs) {
+    const NodeId m = p.first;
+    const NodeId s = p.second;
+    absl::StrAppend(&body_, "  const ", type(p), " stats", m, " = ", UnitStat(type(p), absl::StrCat("on", m)), ";\n");
+    if (p.moments) {
+      const bool mean = ReduceCodeOf(graph_.node(s).op).divides_by_count;
+      absl::StrAppend(&body_, "  const float v", m, " = stats", m, ".mean;\n  const float v", s, " = stats", m, ".m2",
+                      mean ? " / static_cast<float>(kCols)" : "", ";\n");
+    } else {
+      absl::StrAppend(&body_, "  const float v", m, " = stats", m, ".m;\n  const float v", s, " = stats", m, ".s;\n");
+    }
     row_known_[m] = absl::StrCat("v", m);
     row_known_[s] = absl::StrCat("v", s);
   }
@@ -684,10 +767,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     case Unit::kBlock:
       absl::StrAppend(&body_, "  const kiln_index first_row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
                       "  const kiln_index col_begin = 0;\n  const kiln_index col_end = kCols;\n",
-                      "  __shared__ float kiln_scratch[2 * kKilnScratchHalf];\n  int kiln_turn = 0;\n");
+                      "  __shared__ float kiln_scratch[2][", 32 * StatFloats(), "];\n  int kiln_turn = 0;\n");
       break;
     case Unit::kCluster:
-      absl::StrAppend(&body_, "  __shared__ KilnClusterExchange<", row_.cluster_blocks, "> kiln_partials;\n",
+      absl::StrAppend(&body_, "  __shared__ KilnClusterExchange<", row_.cluster_blocks, ", ", std::max(StatFloats(), 2),
+                      "> kiln_partials;\n",
                       "  kiln_cluster_start(kiln_partials);\n  int kiln_turn = 0;\n",
                       "  constexpr kiln_index kChunk = ", chunk, ";\n",
                       "  const kiln_index first_row = blockIdx.x / ", row_.cluster_blocks, ";\n",

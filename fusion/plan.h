@@ -69,14 +69,19 @@ struct RowSchedule {
   bool segment_in_shared_memory = false;
   // Shared memory a block's reductions keep beside the segment: a block's
   // scratch, or a cluster's exchange of partials (two halves of 8 blocks x
-  // 32 warps x two floats at most, and an 8-byte mbarrier a half).
-  static constexpr int64_t kReductionSharedBytes = 2 * 8 * 32 * 8 + 2 * 8;
+  // 32 warps x a 16-byte slot at most, for the moments, and an 8-byte
+  // mbarrier a half).
+  static constexpr int64_t kReductionSharedBytes = 2 * 8 * 32 * 16 + 2 * 8;
   // Reduction stages in order; stage i's reductions can start once all earlier
-  // stages are done. A max followed by a sum of exp(t - max) over the same t is
-  // one stage, computed with the online recurrence.
+  // stages are done. Where the schedule joins pairs, a max and the sum of
+  // exp(t - max) over the same t are one stage (the online recurrence), and
+  // so are a mean and the mean of (t - mean)^2 (the moments).
   std::vector<std::vector<NodeId>> stages;
   bool online_softmax = false;
   std::vector<std::pair<NodeId, NodeId>> online_pairs;  // (max, sum) computed as one recurrence
+  // (mean, variance) computed as one statistic: count, mean and sum of
+  // squared deviations (KilnMoments).
+  std::vector<std::pair<NodeId, NodeId>> moment_pairs;
   // Passes over the row in global memory: 1 for persistent strategies, else
   // one per stage plus one to write full-length outputs. pass_inputs[i] lists
   // the full-shape inputs pass i reads.

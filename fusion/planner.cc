@@ -113,6 +113,7 @@ std::string Kernel::Strategy() const {
       } else if (rows_per_warp > 1) absl::StrAppend(&s, ", ", rows_per_warp, " rows per warp");
       if (r.cluster_blocks > 1) absl::StrAppend(&s, " x", r.cluster_blocks);
       if (r.online_softmax) absl::StrAppend(&s, ", online softmax");
+      if (!r.moment_pairs.empty()) absl::StrAppend(&s, ", online moments");
       if (r.passes > 1) absl::StrAppend(&s, ", ", r.passes, " passes");
       return s;
     }

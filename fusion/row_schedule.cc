@@ -82,16 +82,24 @@ class RowScheduler {
   bool IsReduction(NodeId id) const { return ClassifyNode(graph_, id) == OpClass::kRowReduction; }
   // The max reduction m when `sum` is sum(exp(t - m)) with m = max(t) in the group.
   NodeId OnlineSoftmaxPartner(NodeId sum) const;
-  void AssignStages(bool merge_online);
+  // The mean m when `var` is the mean (or sum) of (t - m)^2 with m = mean(t)
+  // in the group, all in f32: layernorm's statistics.
+  NodeId MomentsPartner(NodeId var) const;
+  // With `merge_pairs`, each online or moments pair is one stage.
+  void AssignStages(bool merge_pairs);
   // Whether a pass needs the row again after a reduction over it: a later
   // stage, or a full-shape value computed from a reduction's result. With
-  // `merge_online`, the sub and exp of an online pair are not such values:
-  // the recurrence takes them in the pass that reduces the max.
-  bool NeedsHold(bool merge_online);
+  // `merge_pairs`, the values a pair's second reduction reduces (the sub and
+  // exp of an online pair, the deviation and its square of the moments) are
+  // not such values: the pass that reduces the first takes them.
+  bool NeedsHold(bool merge_pairs);
+  // What the merged pairs join, for reports ("max and sum of exp"); empty
+  // without pairs.
+  std::string PairsJoined() const;
   std::vector<NodeId> FullInputsReachedFrom(const std::vector<NodeId>& roots) const;
-  // `streams_online`: a row that needs holding only for an online pair
-  // (logsumexp) can instead stream in one pass.
-  void ChooseStrategy(RowSchedule& s, bool needs_hold, bool streams_online, int64_t held_inputs) const;
+  // `streams_joined`, where not empty: a row that needs holding only for its
+  // pairs (logsumexp) can instead stream in one pass, which joins them.
+  void ChooseStrategy(RowSchedule& s, bool needs_hold, absl::string_view streams_joined, int64_t held_inputs) const;
   // One pass over rows that no later pass reads again; `why` says why no
   // row is held.
   void ScheduleStreamed(RowSchedule& s, const std::string& row, absl::string_view why) const;
@@ -118,6 +126,7 @@ class RowScheduler {
   absl::flat_hash_map<NodeId, int> level_;   // reductions that must finish before the value is known
   std::map<int, std::vector<NodeId>> stages_;
   std::vector<std::pair<NodeId, NodeId>> online_pairs_;
+  std::vector<std::pair<NodeId, NodeId>> moment_pairs_;
   // The narrowest full-shape input or output, as the kernel's vectors (of at
   // most 8 elements, so 1-byte types count as 2).
   int64_t element_bytes_ = 4;
@@ -139,10 +148,38 @@ NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
   return m;
 }
 
-void RowScheduler::AssignStages(bool merge_online) {
+NodeId RowScheduler::MomentsPartner(NodeId var) const {
+  const Node& v = graph_.node(var);
+  if (v.op != OpKind::kReduceMean && v.op != OpKind::kReduceSum) return -1;
+  const NodeId q = v.operands[0];
+  if (!InGroup(q) || graph_.node(q).op != OpKind::kMul || graph_.node(q).operands[0] != graph_.node(q).operands[1]) {
+    return -1;
+  }
+  const NodeId d = graph_.node(q).operands[0];
+  if (!InGroup(d) || graph_.node(d).op != OpKind::kSub) return -1;
+  const NodeId t = graph_.node(d).operands[0];
+  const NodeId m = graph_.node(d).operands[1];
+  if (!InGroup(m) || !IsReduction(m) || graph_.node(m).op != OpKind::kReduceMean || graph_.node(m).operands[0] != t) {
+    return -1;
+  }
+  for (NodeId n : {var, q, d, t, m}) {
+    if (graph_.node(n).dtype != DType::kF32) return -1;
+  }
+  if (!IsFull(t) || !IsFull(d) || !IsFull(q)) return -1;
+  return m;
+}
+
+std::string RowScheduler::PairsJoined() const {
+  if (moment_pairs_.empty()) return online_pairs_.empty() ? "" : "max and sum of exp";
+  if (online_pairs_.empty()) return "mean and variance";
+  return "max and sum of exp, and mean and variance,";
+}
+
+void RowScheduler::AssignStages(bool merge_pairs) {
   level_.clear();
   stages_.clear();
   online_pairs_.clear();
+  moment_pairs_.clear();
   for (NodeId n : group_.nodes) {
     int level = 0;
     const Node& node = graph_.node(n);
@@ -151,10 +188,14 @@ void RowScheduler::AssignStages(bool merge_online) {
     }
     if (IsReduction(n)) {
       int stage = level;
-      const NodeId partner = merge_online ? OnlineSoftmaxPartner(n) : -1;
-      if (partner >= 0) {
-        stage = level_[partner] - 1;
-        online_pairs_.push_back({partner, n});
+      const NodeId online = merge_pairs ? OnlineSoftmaxPartner(n) : -1;
+      const NodeId moments = merge_pairs && online < 0 ? MomentsPartner(n) : -1;
+      if (online >= 0) {
+        stage = level_[online] - 1;
+        online_pairs_.push_back({online, n});
+      } else if (moments >= 0) {
+        stage = level_[moments] - 1;
+        moment_pairs_.push_back({moments, n});
       }
       stages_[stage].push_back(n);
       level = stage + 1;
@@ -163,13 +204,15 @@ void RowScheduler::AssignStages(bool merge_online) {
   }
 }
 
-bool RowScheduler::NeedsHold(bool merge_online) {
-  AssignStages(merge_online);
+bool RowScheduler::NeedsHold(bool merge_pairs) {
+  AssignStages(merge_pairs);
   absl::flat_hash_set<NodeId> in_recurrence;
-  for (const auto& pair : online_pairs_) {
-    const NodeId exp_node = graph_.node(pair.second).operands[0];
-    in_recurrence.insert(exp_node);
-    in_recurrence.insert(graph_.node(exp_node).operands[0]);
+  for (const auto& pairs : {online_pairs_, moment_pairs_}) {
+    for (const auto& pair : pairs) {
+      const NodeId reduced = graph_.node(pair.second).operands[0];  // exp(t - m), or (t - m)^2
+      in_recurrence.insert(reduced);
+      in_recurrence.insert(graph_.node(reduced).operands[0]);
+    }
   }
   bool hold = stages_.size() > 1;
   for (NodeId n : group_.nodes) {
@@ -298,7 +341,8 @@ void RowScheduler::ScheduleStreamed(RowSchedule& s, const std::string& row, absl
   }
 }
 
-void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, bool streams_online, int64_t held_inputs) const {
+void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, absl::string_view streams_joined,
+                                  int64_t held_inputs) const {
   const int64_t length = s.row_length;
   const int64_t row_bytes = length * 4;
   // Saturated: a row too long to count in bytes exceeds every on-chip budget.
@@ -329,10 +373,10 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, bool streams_
   // than hold it in a cluster: logsumexp [1335, 50257] f16 ran in 51.2 us
   // instead of 75.5 on the H200. Within a block, holding stays faster
   // ([16396, 4093] bf16 46.5 us held against 96.3 streamed).
-  if (streams_online) {
+  if (!streams_joined.empty()) {
     ScheduleStreamed(s, row,
-                     absl::StrCat(held, " exceeds one block's on-chip budget of ", Bytes(block_budget),
-                                  ", but its max and sum of exp join in one online pass"));
+                     absl::StrCat(held, " exceeds one block's on-chip budget of ", Bytes(block_budget), ", but its ",
+                                  streams_joined, " join in one online pass"));
     return;
   }
   const int64_t cluster_budget = block_budget * limits_.max_cluster_blocks;
@@ -405,10 +449,10 @@ RowSchedule RowScheduler::Run() {
   for (NodeId out : outputs_) {
     if (IsFull(out)) full_outputs.push_back(out);
   }
-  // The unmerged stages, which the held strategies use, are assigned last.
-  const bool held_with_online_pairs = NeedsHold(/*merge_online=*/true);
-  const bool needs_hold = NeedsHold(/*merge_online=*/false);
-  const bool streams_online = needs_hold && !held_with_online_pairs;
+  const bool held_with_pairs = NeedsHold(/*merge_pairs=*/true);
+  const std::string joined = PairsJoined();
+  const bool needs_hold = NeedsHold(/*merge_pairs=*/false);
+  const std::string streams_joined = needs_hold && !held_with_pairs ? joined : "";
   int64_t held = 0;
   for (NodeId input : inputs_) {
     if (!IsFull(input)) continue;
@@ -416,14 +460,30 @@ RowSchedule RowScheduler::Run() {
     element_bytes_ = std::min(element_bytes_, DTypeSize(graph_.node(input).dtype));
   }
   for (NodeId out : full_outputs) element_bytes_ = std::min(element_bytes_, DTypeSize(graph_.node(out).dtype));
-  ChooseStrategy(s, needs_hold, streams_online, std::max<int64_t>(held, 1));
+  ChooseStrategy(s, needs_hold, streams_joined, std::max<int64_t>(held, 1));
 
   const bool looped = s.strategy == RowStrategy::kLooped || s.strategy == RowStrategy::kClusterLooped;
-  if (looped) {
-    AssignStages(/*merge_online=*/true);
-    s.online_pairs = online_pairs_;
-    s.online_softmax = !online_pairs_.empty();
+  if (!looped) {
+    std::vector<NodeId> all;
+    for (NodeId input : inputs_) {
+      if (IsFull(input)) all.push_back(input);
+    }
+    s.pass_inputs.push_back(all);
+    if (s.strategy == RowStrategy::kBlockPersistent || s.strategy == RowStrategy::kClusterPersistent) PlaceSegment(s);
   }
+  // A held row's reductions each cost the unit a barrier or a cluster
+  // exchange. Where the segment sits in shared memory (a block of 1024
+  // threads, or a cluster), a pair joins in one reduction of a statistic:
+  // each thread takes its own max or mean, then its sum of exp or of squared
+  // deviations against it, two passes over shared memory, and the unit
+  // combines the threads' statistics once. Held in registers, the second
+  // pass keeps its exps for the output pass instead (ChooseHeldValues),
+  // which exps against a thread's own max could not serve.
+  const bool merge_pairs = looped || s.segment_in_shared_memory;
+  AssignStages(merge_pairs);
+  s.online_pairs = online_pairs_;
+  s.online_softmax = !online_pairs_.empty();
+  s.moment_pairs = moment_pairs_;
   for (auto& [stage, reductions] : stages_) s.stages.push_back(reductions);
 
   if (looped) {
@@ -431,18 +491,14 @@ RowSchedule RowScheduler::Run() {
       s.pass_inputs.push_back(FullInputsReachedFrom(reductions));
     }
     if (!full_outputs.empty()) s.pass_inputs.push_back(FullInputsReachedFrom(full_outputs));
-  } else {
-    std::vector<NodeId> all;
-    for (NodeId input : inputs_) {
-      if (IsFull(input)) all.push_back(input);
-    }
-    s.pass_inputs.push_back(all);
   }
   s.passes = static_cast<int>(s.pass_inputs.size());
-  if (s.strategy == RowStrategy::kBlockPersistent || s.strategy == RowStrategy::kClusterPersistent) PlaceSegment(s);
+  const bool paired = !online_pairs_.empty() || !moment_pairs_.empty();
   if (looped && s.passes > 1) {
     absl::StrAppend(&s.reason, ", ", s.passes, " passes",
-                    s.online_softmax ? " (online max/sum recurrence)" : "");
+                    paired ? absl::StrCat(" (", PairsJoined(), " in one pass)") : "");
+  } else if (!looped && paired) {
+    absl::StrAppend(&s.reason, ", ", PairsJoined(), " in one reduction");
   }
   return s;
 }

@@ -167,6 +167,13 @@ __device__ __forceinline__ void kiln_copy_wait() {
   asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
 }
+// Between two passes over a segment in shared memory with no barrier
+// between them: the next pass reads the segment again instead of ptxas
+// keeping the first pass's values live in registers, which spilled bf16 rows
+// of 32768 (a block of 1024 threads, 32 registers) by 48 bytes a thread. A
+// compiler-only fence did not stop ptxas; the warp barrier orders shared
+// memory, and a warp reaches it converged.
+__device__ __forceinline__ void kiln_reread_shared() { __syncwarp(); }
 // One whole vector, a multiple of 16 bytes.
 template <typename T, int N>
 __device__ __forceinline__ void kiln_copy_vec_async(KilnVec<T, N>* dst, const T* __restrict__ src) {
@@ -231,23 +238,23 @@ __device__ __forceinline__ float kiln_warp_reduce(float v) {
   return kiln_group_reduce<Op, 32>(v);
 }
 
-// A block's reductions keep their partials in `scratch`: two halves of
-// kKilnScratchHalf floats that consecutive reductions (counted by `turn`)
-// take in turn. Every reduction takes a half of the same width, the online
-// statistics' 64 floats: with halves of each one's own width (32 floats for
-// a float), a plain reduction after an online pair (an entropy's sum after
-// its softmax) wrote into the pair's half while slower warps still read it.
-constexpr int kKilnScratchHalf = 64;
-__device__ __forceinline__ float* kiln_scratch_half(float* scratch, int& turn) {
-  return scratch + (turn++ & 1) * kKilnScratchHalf;
+// A block's reductions keep their partials in `scratch`: two halves that
+// consecutive reductions (counted by `turn`) take in turn. The halves are as
+// wide as the kernel's widest statistic (kiln_block_stat): with halves of
+// each reduction's own width (32 floats for a float, 64 for an online pair),
+// a plain reduction after an online pair (an entropy's sum after its softmax)
+// wrote into the pair's half while slower warps still read it.
+template <int kHalf>
+__device__ __forceinline__ float* kiln_scratch_half(float (&scratch)[2][kHalf], int& turn) {
+  return scratch[turn++ & 1];
 }
 // Every thread of the block gets the result, after one barrier. A thread
 // writes a half again only two reductions later, past the barrier of the one
 // between, which no thread reaches before it has read the half. Every warp
 // combines the same partials in the same order, so all threads hold the
 // same value.
-template <typename Op>
-__device__ __forceinline__ float kiln_block_reduce(float v, float* scratch, int& turn) {
+template <typename Op, int kHalf>
+__device__ __forceinline__ float kiln_block_reduce(float v, float (&scratch)[2][kHalf], int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
@@ -258,12 +265,25 @@ __device__ __forceinline__ float kiln_block_reduce(float v, float* scratch, int&
   return kiln_warp_reduce<Op>(lane < warps ? half[lane] : Op::identity());
 }
 
-// ---- online softmax statistics: (running max m, sum of exp(x - m)) ----
+// ---- statistics of several floats, reduced together: each has kFloats,
+// identity() and combine(a, b), and reads and writes its floats by index
+// (get, set). One reduction of a statistic stands for two dependent
+// reductions over the row, and costs a block or a cluster one exchange. ----
+
+// Online softmax: a running max m and the sum s of exp(x - m).
 struct KilnOnline {
+  static constexpr int kFloats = 2;
   float m;
   float s;
+  __device__ __forceinline__ float get(int i) const { return i == 0 ? m : s; }
+  __device__ __forceinline__ void set(int i, float v) { (i == 0 ? m : s) = v; }
+  static __device__ __forceinline__ KilnOnline identity() { return {-KILN_INF, 0.0f}; }
+  static __device__ __forceinline__ KilnOnline combine(KilnOnline a, KilnOnline b) {
+    const float m = fmaxf(a.m, b.m);
+    if (m == -KILN_INF) return a;
+    return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+  }
 };
-__device__ __forceinline__ KilnOnline kiln_online_identity() { return {-KILN_INF, 0.0f}; }
 // kApprox: the hardware's approximate exp, where the pair's exp reaches the
 // outputs only as 16-bit floats (graph/precision.h).
 template <bool kApprox>
@@ -292,36 +312,76 @@ __device__ __forceinline__ KilnOnline kiln_online_push_vec(KilnOnline a, const f
   for (int j = 0; j < kN; ++j) s += kiln_online_exp<kApprox>(x[j] - m);
   return {m, s};
 }
-__device__ __forceinline__ KilnOnline kiln_online_combine(KilnOnline a, KilnOnline b) {
-  const float m = fmaxf(a.m, b.m);
-  if (m == -KILN_INF) return a;
-  return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
+
+// A mean and a variance about it: the count n, the mean, and m2, the sum of
+// squared deviations from the mean. Partial moments combine exactly (Chan,
+// Golub and LeVeque), without the cancellation of a sum of squares less the
+// square of the sum.
+struct KilnMoments {
+  static constexpr int kFloats = 3;
+  float n;
+  float mean;
+  float m2;
+  __device__ __forceinline__ float get(int i) const { return i == 0 ? n : i == 1 ? mean : m2; }
+  __device__ __forceinline__ void set(int i, float v) { (i == 0 ? n : i == 1 ? mean : m2) = v; }
+  static __device__ __forceinline__ KilnMoments identity() { return {0.0f, 0.0f, 0.0f}; }
+  static __device__ __forceinline__ KilnMoments combine(KilnMoments a, KilnMoments b) {
+    const float n = a.n + b.n;
+    if (n == 0.0f) return a;
+    const float delta = b.mean - a.mean;
+    const float wb = b.n / n;
+    return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
+  }
+};
+// A whole vector's moments, joined to the running ones.
+template <int kN>
+__device__ __forceinline__ KilnMoments kiln_moments_push_vec(KilnMoments a, const float (&x)[kN]) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) sum += x[j];
+  const float mean = sum * (1.0f / kN);
+  float m2 = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kN; ++j) m2 += (x[j] - mean) * (x[j] - mean);
+  return KilnMoments::combine(a, {static_cast<float>(kN), mean, m2});
 }
-// kiln_group_reduce's rule for the online statistics.
-template <int kLanes>
-__device__ __forceinline__ KilnOnline kiln_group_online(KilnOnline v) {
+__device__ __forceinline__ KilnMoments kiln_moments_push(KilnMoments a, float x) {
+  return KilnMoments::combine(a, {1.0f, x, 0.0f});
+}
+
+// kiln_group_reduce's rule for a statistic.
+template <typename S, int kLanes>
+__device__ __forceinline__ S kiln_group_stat(S v) {
 #pragma unroll
   for (int offset = kLanes / 2; offset > 0; offset >>= 1) {
-    KilnOnline o = {__shfl_xor_sync(0xffffffffu, v.m, offset), __shfl_xor_sync(0xffffffffu, v.s, offset)};
-    v = kiln_online_combine(v, o);
+    S o;
+#pragma unroll
+    for (int i = 0; i < S::kFloats; ++i) o.set(i, __shfl_xor_sync(0xffffffffu, v.get(i), offset));
+    v = S::combine(v, o);
   }
   return v;
 }
-__device__ __forceinline__ KilnOnline kiln_warp_online(KilnOnline v) { return kiln_group_online<32>(v); }
-// kiln_block_reduce's rule for the online statistics (each half: 32 maxima,
-// then 32 sums).
-__device__ __forceinline__ KilnOnline kiln_block_online(KilnOnline v, float* scratch, int& turn) {
+// kiln_block_reduce's rule for a statistic; each half holds the warps' first
+// floats, then their second, ...
+template <typename S, int kHalf>
+__device__ __forceinline__ S kiln_block_stat(S v, float (&scratch)[2][kHalf], int& turn) {
+  static_assert(32 * S::kFloats <= kHalf, "the scratch's halves are too narrow for the statistic");
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
   float* half = kiln_scratch_half(scratch, turn);
-  v = kiln_warp_online(v);
+  v = kiln_group_stat<S, 32>(v);
   if (lane == 0) {
-    half[warp] = v.m;
-    half[32 + warp] = v.s;
+#pragma unroll
+    for (int i = 0; i < S::kFloats; ++i) half[32 * i + warp] = v.get(i);
   }
   __syncthreads();
-  return kiln_warp_online(lane < warps ? KilnOnline{half[lane], half[32 + lane]} : kiln_online_identity());
+  S w = S::identity();
+  if (lane < warps) {
+#pragma unroll
+    for (int i = 0; i < S::kFloats; ++i) w.set(i, half[32 * i + lane]);
+  }
+  return kiln_group_stat<S, 32>(w);
 }
 
 // ---- thread-block clusters (sm_90): blocks of one cluster share a row and
@@ -379,16 +439,39 @@ __device__ __forceinline__ void kiln_mbar_arrive_expect_tx(unsigned bar, unsigne
 // A block stores into a half again only two reductions later, once it has
 // every block's partials of the reduction between, which each warp sends
 // only after it has read the half.
-template <int kBlocks>
+// A slot holds a partial of up to kFloats floats: a float2 for a float or
+// the online statistics, a float4 for the moments.
+template <int kFloats>
+struct KilnExchangeSlot {
+  using Type = float4;
+};
+template <>
+struct KilnExchangeSlot<1> {
+  using Type = float2;
+};
+template <>
+struct KilnExchangeSlot<2> {
+  using Type = float2;
+};
+__device__ __forceinline__ float kiln_slot_get(const float2& s, int i) { return i == 0 ? s.x : s.y; }
+__device__ __forceinline__ float kiln_slot_get(const float4& s, int i) {
+  return i == 0 ? s.x : i == 1 ? s.y : i == 2 ? s.z : s.w;
+}
+__device__ __forceinline__ void kiln_slot_set(float2& s, int i, float v) { (i == 0 ? s.x : s.y) = v; }
+__device__ __forceinline__ void kiln_slot_set(float4& s, int i, float v) {
+  (i == 0 ? s.x : i == 1 ? s.y : i == 2 ? s.z : s.w) = v;
+}
+template <int kBlocks, int kFloats = 2>
 struct KilnClusterExchange {
+  using Slot = typename KilnExchangeSlot<kFloats>::Type;
   unsigned long long arrived[2];
-  float2 half[2][kBlocks * 32];  // [rank * warps + warp]: a partial, or an online (max, sum)
+  Slot half[2][kBlocks * 32];  // [rank * warps + warp]
 };
 // Each block's mbarriers must exist before any block stores into them: the
 // kernel calls this on entry, and its first reduction waits for the whole
 // cluster to have called it (the loads between overlap the wait).
-template <int kBlocks>
-__device__ __forceinline__ void kiln_cluster_start(KilnClusterExchange<kBlocks>& exchange) {
+template <typename Exchange>
+__device__ __forceinline__ void kiln_cluster_start(Exchange& exchange) {
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
@@ -400,9 +483,8 @@ __device__ __forceinline__ void kiln_cluster_start(KilnClusterExchange<kBlocks>&
 }
 // Opens the next half: one thread expects the bytes the cluster's warps will
 // store there. Returns the half's index and sets `parity` to the phase to wait for.
-template <int kBlocks>
-__device__ __forceinline__ int kiln_cluster_open(KilnClusterExchange<kBlocks>& exchange, int& turn, unsigned bytes,
-                                                 unsigned& parity) {
+template <typename Exchange>
+__device__ __forceinline__ int kiln_cluster_open(Exchange& exchange, int& turn, unsigned bytes, unsigned& parity) {
   if (turn == 0) kiln_cluster_wait();
   const int h = turn & 1;
   parity = (turn >> 1) & 1;
@@ -413,8 +495,8 @@ __device__ __forceinline__ int kiln_cluster_open(KilnClusterExchange<kBlocks>& e
 // Polls relaxed, then one fence acquires only the shared memory the partials
 // arrived in, where an acquire at cluster scope on every poll would order
 // the thread's later global loads too (on the H200 the two ran the same).
-template <int kBlocks>
-__device__ __forceinline__ void kiln_cluster_await(KilnClusterExchange<kBlocks>& exchange, int h, unsigned parity) {
+template <typename Exchange>
+__device__ __forceinline__ void kiln_cluster_await(Exchange& exchange, int h, unsigned parity) {
   const unsigned bar = kiln_shared_address(&exchange.arrived[h]);
   unsigned done = 0;
   do {
@@ -425,22 +507,28 @@ __device__ __forceinline__ void kiln_cluster_await(KilnClusterExchange<kBlocks>&
   } while (!done);
   asm volatile("fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory");
 }
-// Stores a partial (or an online pair) at `slot` of block `rank`'s half `h`.
-template <int kBlocks>
-__device__ __forceinline__ void kiln_cluster_send(KilnClusterExchange<kBlocks>& exchange, int h, int slot,
-                                                  unsigned rank, float value) {
+// Stores a partial at `slot` of block `rank`'s half `h`: a float in the
+// slot's first 4 bytes, or the slot whole.
+template <typename Exchange>
+__device__ __forceinline__ void kiln_cluster_send(Exchange& exchange, int h, int slot, unsigned rank, float value) {
   const unsigned address = kiln_cluster_map(kiln_shared_address(&exchange.half[h][slot].x), rank);
   const unsigned bar = kiln_cluster_map(kiln_shared_address(&exchange.arrived[h]), rank);
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];"
                ::"r"(address), "f"(value), "r"(bar) : "memory");
 }
-template <int kBlocks>
-__device__ __forceinline__ void kiln_cluster_send(KilnClusterExchange<kBlocks>& exchange, int h, int slot,
-                                                  unsigned rank, float2 value) {
+template <typename Exchange>
+__device__ __forceinline__ void kiln_cluster_send(Exchange& exchange, int h, int slot, unsigned rank, float2 value) {
   const unsigned address = kiln_cluster_map(kiln_shared_address(&exchange.half[h][slot]), rank);
   const unsigned bar = kiln_cluster_map(kiln_shared_address(&exchange.arrived[h]), rank);
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];"
                ::"r"(address), "f"(value.x), "f"(value.y), "r"(bar) : "memory");
+}
+template <typename Exchange>
+__device__ __forceinline__ void kiln_cluster_send(Exchange& exchange, int h, int slot, unsigned rank, float4 value) {
+  const unsigned address = kiln_cluster_map(kiln_shared_address(&exchange.half[h][slot]), rank);
+  const unsigned bar = kiln_cluster_map(kiln_shared_address(&exchange.arrived[h]), rank);
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];"
+               ::"r"(address), "f"(value.x), "f"(value.y), "f"(value.z), "f"(value.w), "r"(bar) : "memory");
 }
 // Every thread of the cluster gets the result. Each warp's lane r sends the
 // warp's partial to block r, at this block's rank and warp; once its own
@@ -449,8 +537,9 @@ __device__ __forceinline__ void kiln_cluster_send(KilnClusterExchange<kBlocks>& 
 // value. No block reads another's memory, and every store into a block
 // lands before that block's last reduction returns, so a block may exit as
 // soon as it has its result.
-template <typename Op, int kBlocks>
-__device__ __forceinline__ float kiln_cluster_reduce(float v, KilnClusterExchange<kBlocks>& exchange, int& turn) {
+template <typename Op, int kBlocks, int kFloats>
+__device__ __forceinline__ float kiln_cluster_reduce(float v, KilnClusterExchange<kBlocks, kFloats>& exchange,
+                                                     int& turn) {
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
@@ -463,24 +552,31 @@ __device__ __forceinline__ float kiln_cluster_reduce(float v, KilnClusterExchang
   for (int i = lane; i < kBlocks * warps; i += 32) w = Op::combine(w, exchange.half[h][i].x);
   return kiln_warp_reduce<Op>(w);
 }
-// kiln_cluster_reduce's rule for the online statistics.
-template <int kBlocks>
-__device__ __forceinline__ KilnOnline kiln_cluster_online(KilnOnline v, KilnClusterExchange<kBlocks>& exchange,
-                                                          int& turn) {
+// kiln_cluster_reduce's rule for a statistic, each partial a whole slot.
+template <typename S, int kBlocks, int kFloats>
+__device__ __forceinline__ S kiln_cluster_stat(S v, KilnClusterExchange<kBlocks, kFloats>& exchange, int& turn) {
+  static_assert(S::kFloats <= kFloats, "the exchange's slots are too narrow for the statistic");
+  using Slot = typename KilnClusterExchange<kBlocks, kFloats>::Slot;
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const int warps = (blockDim.x + 31) >> 5;
   unsigned parity;
-  const int h = kiln_cluster_open(exchange, turn, kBlocks * warps * 8, parity);
-  v = kiln_warp_online(v);
+  const int h = kiln_cluster_open(exchange, turn, kBlocks * warps * sizeof(Slot), parity);
+  v = kiln_group_stat<S, 32>(v);
   if (lane < kBlocks) {
-    kiln_cluster_send(exchange, h, kiln_cluster_rank() * warps + warp, lane, make_float2(v.m, v.s));
+    Slot packed = {};
+#pragma unroll
+    for (int i = 0; i < S::kFloats; ++i) kiln_slot_set(packed, i, v.get(i));
+    kiln_cluster_send(exchange, h, kiln_cluster_rank() * warps + warp, lane, packed);
   }
   kiln_cluster_await(exchange, h, parity);
-  KilnOnline w = kiln_online_identity();
+  S w = S::identity();
   for (int i = lane; i < kBlocks * warps; i += 32) {
-    const float2 p = exchange.half[h][i];
-    w = kiln_online_combine(w, {p.x, p.y});
+    const Slot packed = exchange.half[h][i];
+    S p;
+#pragma unroll
+    for (int f = 0; f < S::kFloats; ++f) p.set(f, kiln_slot_get(packed, f));
+    w = S::combine(w, p);
   }
-  return kiln_warp_online(w);
+  return kiln_group_stat<S, 32>(w);
 }

@@ -72,6 +72,7 @@ inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s) {
   std::abort();
 }
 inline void __syncthreads() { KilnHostUnsupported("__syncthreads"); }
+inline void __syncwarp(unsigned = 0xffffffffu) { KilnHostUnsupported("__syncwarp"); }
 inline int __syncthreads_or(int) { KilnHostUnsupported("__syncthreads_or"); }
 inline void __threadfence() { KilnHostUnsupported("__threadfence"); }
 template <typename T>

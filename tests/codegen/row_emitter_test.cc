@@ -185,9 +185,33 @@ TEST(RowEmitterTest, OnlineStatisticsJoinAVectorAtATime) {
   }
 }
 
+// Held in shared memory, a max and its sum of exp, or a mean and its
+// variance, reduce as one statistic: one cluster exchange or block barrier a
+// row, each thread's own max or mean first.
+TEST(RowEmitterTest, HeldRowsReduceTheirPairsAsOneStatistic) {
+  struct Expected {
+    Graph graph;
+    std::string reduction, declaration;
+  };
+  for (const Expected& e :
+       {Expected{SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256), "kiln_cluster_stat<KilnOnline>(",
+                 "KilnClusterExchange<8, 2> kiln_partials;"},
+        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 1335, 50257), "kiln_cluster_stat<KilnMoments>(",
+                 "KilnClusterExchange<4, 3> kiln_partials;"},
+        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 16384, 32768), "kiln_block_stat<KilnMoments>(",
+                 "float kiln_scratch[2][96];"}}) {
+    const std::string body = RowKernelBody(e.graph);
+    SCOPED_TRACE(body.substr(0, 200));
+    EXPECT_THAT(body, HasSubstr(e.reduction));
+    EXPECT_THAT(body, HasSubstr(e.declaration));
+    EXPECT_THAT(body, Not(HasSubstr("_reduce<")));
+    EXPECT_THAT(body, HasSubstr("kiln_reread_shared();"));
+  }
+}
+
 // An entropy's online softmax pair and then its plain sum reduce over one
-// block scratch of two halves (kiln_scratch_half; the halves' layout is
-// tested on the host in row_scratch_host_test.cc), and the kernel compiles.
+// block scratch of two halves as wide as the pair (kiln_scratch_half; the
+// halves' layout is tested on the host in row_scratch_host_test.cc).
 TEST(RowEmitterTest, AnOnlinePairAndAPlainSumShareOneBlockScratch) {
   GraphBuilder b;
   const Value x = b.Input("x", DType::kF32, {256, 524288});
@@ -195,8 +219,8 @@ TEST(RowEmitterTest, AnOnlinePairAndAPlainSumShareOneBlockScratch) {
   const Value p = e / ReduceSum(e, {1}, true);
   const Graph entropy = *b.Build({ReduceSum(p * Log(p), {1}, true).Named("h")});
   const std::string body = RowKernelBody(entropy);
-  EXPECT_THAT(body, HasSubstr("float kiln_scratch[2 * kKilnScratchHalf];"));
-  EXPECT_THAT(body, HasSubstr("kiln_block_online(on"));
+  EXPECT_THAT(body, HasSubstr("float kiln_scratch[2][64];"));
+  EXPECT_THAT(body, HasSubstr("kiln_block_stat<KilnOnline>(on"));
   EXPECT_THAT(body, HasSubstr("kiln_block_reduce<KilnSum>(acc"));
 }
 

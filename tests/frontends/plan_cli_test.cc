@@ -82,7 +82,8 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   ASSERT_EQ(explain.status, 0) << explain.err;
   EXPECT_THAT(explain.out,
               HasSubstr("  why: row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; "
-                        "split over a cluster of 8 blocks, each block's segment held in shared memory\n"));
+                        "split over a cluster of 8 blocks, each block's segment held in shared memory, max and sum of "
+                        "exp in one reduction\n"));
   Output looped = Kiln("plan --explain --no-clusters " + Bundled("softmax_naive_512x131072_f32"));
   EXPECT_THAT(looped.out, HasSubstr("fused:   1 kernel, 805,306,368 bytes"));  // x read twice
 
@@ -155,7 +156,7 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
   EXPECT_THAT(table.out, ::testing::ContainsRegex(absl::StrCat("\nf0_row_reduction +4 +512 +4 +",
                                                                planned->registers, " +", planned->stack_bytes, " B +",
                                                                planned->spill_store_bytes, "/",
-                                                               planned->spill_load_bytes, " B +34,832 B +")));
+                                                               planned->spill_load_bytes, " B +36,880 B +")));
   if (planned->stack_bytes > 0) {
     EXPECT_THAT(table.out, HasSubstr(absl::StrCat("f0_row_reduction keeps ", planned->stack_bytes,
                                                   " B a thread in local memory at the 4 blocks an SM its launch bound "

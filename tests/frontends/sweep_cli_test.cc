@@ -74,7 +74,7 @@ TEST_F(SweepCliTest, TableMarksEveryChangeOfPlan) {
             "        8192        1          4,194,304        0.994  plan changes\n"
             "    f0_row_reduction: persistent (block per row), 512 threads, cluster 1\n"
             "      131072        1         67,108,864       15.903  plan changes\n"
-            "    f0_row_reduction: split (cluster per row, persistent) x8, 512 threads, cluster 8\n"
+            "    f0_row_reduction: split (cluster per row, persistent) x8, online softmax, 512 threads, cluster 8\n"
             "plan changes: 3\n");
 }
 
@@ -134,7 +134,7 @@ TEST_F(SweepCliTest, SvgIsWellFormedWithAMarkerPerChange) {
   ExpectWellFormedSvg(svg);
   EXPECT_EQ(Count(svg, "class=\"plan-change\""), 3);
   EXPECT_EQ(Count(svg, "<polyline"), 1);  // the bound; nothing measured
-  EXPECT_THAT(svg, HasSubstr("<title>plan changes at 131072: split (cluster per row, persistent) x8</title>"));
+  EXPECT_THAT(svg, HasSubstr("<title>plan changes at 131072: split (cluster per row, persistent) x8, online softmax</title>"));
 }
 
 // What --run adds, rendered from figures made up here: the measured column,

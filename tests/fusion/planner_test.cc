@@ -101,8 +101,12 @@ TEST(PlannerTest, LongSoftmaxSplitsOverAClusterAndSaysWhy) {
   EXPECT_EQ(int64_t{k.row().threads} * k.row().cluster_blocks * k.row().values_per_thread, 131072);
   EXPECT_EQ(k.row().reason,
             "row of 131072 f32 = 512 KiB exceeds one block's on-chip budget of 128 KiB; split over a "
-            "cluster of 8 blocks, each block's segment held in shared memory");
+            "cluster of 8 blocks, each block's segment held in shared memory, max and sum of exp in one "
+            "reduction");
   EXPECT_TRUE(k.row().segment_in_shared_memory);
+  // One cluster exchange a row: the max and its sum join as an online pair.
+  ASSERT_EQ(k.row().stages.size(), 1u);
+  EXPECT_EQ(k.row().online_pairs.size(), 1u);
 }
 
 // A block's segment goes to shared memory only where two blocks fit an SM:
@@ -117,6 +121,10 @@ TEST(PlannerTest, RowSegmentsStayInRegistersWhereSharedMemoryIsShort) {
     ASSERT_EQ(k.row().threads, 1024);
     EXPECT_EQ(k.row().segment_in_shared_memory, in_shared);
     EXPECT_THAT(k.row().reason, HasSubstr(in_shared ? "each block's segment held in shared memory" : "held in registers"));
+    // Held in registers, the sum pass keeps its exps for the output pass, so
+    // the max and the sum stay two reductions.
+    EXPECT_EQ(k.row().stages.size(), in_shared ? 1u : 2u);
+    EXPECT_EQ(k.row().online_softmax, in_shared);
   }
 }
 
@@ -136,7 +144,7 @@ TEST(PlannerTest, LongSoftmaxWithoutClustersLoopsTwiceWithTheOnlineRecurrence) {
   EXPECT_EQ(plan.total.bytes(), 3 * int64_t{512} * 131072 * 4);
   EXPECT_EQ(k.row().reason,
             "row of 131072 f32 = 512 KiB exceeds the on-chip budget of a block, 128 KiB; looped over "
-            "tiles, 2 passes (online max/sum recurrence)");
+            "tiles, 2 passes (max and sum of exp in one pass)");
   EXPECT_EQ(k.Strategy(), "looped, online softmax, 2 passes");
 }
 

@@ -188,6 +188,60 @@ TEST(RowScheduleTest, LogSumExpStreamsRowsTooLongForABlockInOneOnlinePass) {
   EXPECT_EQ(softmax.kernels[0].row().strategy, RowStrategy::kClusterPersistent);
 }
 
+// Layernorm's mean and the mean of (x - mean)^2 join as one statistic (the
+// moments) where a unit reduction costs a cluster exchange or a block of 1024
+// threads' barrier, and where a streamed row would read the row again for
+// the variance: one stage instead of two, and a looped row reads its input
+// twice, not three times.
+TEST(RowScheduleTest, LayerNormMeanAndVarianceJoinAsMoments) {
+  const Graph layernorm = SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 1335, 50257);
+  const Plan split = Fused(layernorm);
+  ASSERT_EQ(split.kernels.size(), 1u);
+  const RowSchedule& held = split.kernels[0].row();
+  EXPECT_EQ(held.strategy, RowStrategy::kClusterPersistent);
+  EXPECT_TRUE(held.segment_in_shared_memory);
+  EXPECT_EQ(held.stages.size(), 1u);
+  ASSERT_EQ(held.moment_pairs.size(), 1u);
+  const Node& mean = layernorm.node(held.moment_pairs[0].first);
+  const Node& var = layernorm.node(held.moment_pairs[0].second);
+  EXPECT_EQ(mean.op, OpKind::kReduceMean);
+  EXPECT_EQ(var.op, OpKind::kReduceMean);
+  EXPECT_EQ(layernorm.node(var.operands[0]).op, OpKind::kMul);
+  EXPECT_THAT(held.reason, ::testing::EndsWith(", mean and variance in one reduction"));
+  EXPECT_EQ(split.kernels[0].Strategy(), "split (cluster per row, persistent) x4, online moments");
+
+  const int64_t rows = 32, cols = 2097152;
+  const Plan looped = Fused(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, rows, cols));
+  ASSERT_EQ(looped.kernels.size(), 1u);
+  EXPECT_EQ(looped.kernels[0].row().strategy, RowStrategy::kClusterLooped);
+  EXPECT_EQ(looped.kernels[0].row().passes, 2);
+  EXPECT_THAT(looped.kernels[0].row().reason, ::testing::EndsWith(", 2 passes (mean and variance in one pass)"));
+  // x read twice and y written once, in bf16, and the weight and bias read
+  // by the output pass.
+  EXPECT_EQ(looped.total.bytes(), rows * cols * 2 * 3 + 2 * cols * 2);
+
+  // Held in registers, a block of 256 threads keeps its two barriers.
+  const Plan in_registers = Fused(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 8192, 8192));
+  const RowSchedule& registers = in_registers.kernels[0].row();
+  EXPECT_EQ(registers.strategy, RowStrategy::kBlockPersistent);
+  EXPECT_FALSE(registers.segment_in_shared_memory);
+  EXPECT_EQ(registers.stages.size(), 2u);
+  EXPECT_THAT(registers.moment_pairs, IsEmpty());
+}
+
+// Only statistics the kernel computes in f32 pair: a mean rounded to bf16
+// before the deviations are taken is not the moments' mean.
+TEST(RowScheduleTest, SixteenBitStatisticsDoNotPair) {
+  GraphBuilder b;
+  const Value x = b.Input("x", DType::kBF16, {64, 1048576});
+  const Value d = x - ReduceMean(x, {1}, true);
+  const Graph graph = *b.Build({(d * Rsqrt(ReduceMean(d * d, {1}, true))).Named("y")});
+  const Plan plan = Fused(graph);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_THAT(plan.kernels[0].row().moment_pairs, IsEmpty());
+  EXPECT_EQ(plan.kernels[0].row().stages.size(), 2u);
+}
+
 // Expect fewer rows a group where more would leave SMs short of warps: 4096
 // rows of 4 f32 fill 128 warps at one row a group, already below the 8448
 // warps that fill 132 SMs.
