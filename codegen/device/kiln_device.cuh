@@ -283,6 +283,15 @@ struct KilnOnline {
     if (m == -KILN_INF) return a;
     return {m, a.s * expf(a.m - m) + b.s * expf(b.m - m)};
   }
+  // A group of lanes at once: the group's max, then each lane's sum moved to
+  // it and summed, one exp a lane where a butterfly of combine() took two a
+  // step (ten a lane for a warp, twice a cluster reduction).
+  template <int kLanes>
+  static __device__ __forceinline__ KilnOnline reduce_group(KilnOnline v) {
+    const float m = kiln_group_reduce<KilnMax, kLanes>(v.m);
+    const float s = v.m == -KILN_INF ? 0.0f : v.s * expf(v.m - m);
+    return {m, kiln_group_reduce<KilnSum, kLanes>(s)};
+  }
 };
 // kApprox: the hardware's approximate exp, where the pair's exp reaches the
 // outputs only as 16-bit floats (graph/precision.h).
@@ -332,6 +341,18 @@ struct KilnMoments {
     const float wb = b.n / n;
     return {n, a.mean + delta * wb, a.m2 + b.m2 + delta * delta * a.n * wb};
   }
+  // A group of lanes at once: the group's count and mean from the lanes'
+  // sums, then each lane's squared deviations moved to that mean
+  // (m2 + n (mean_lane - mean)^2, no term negative) and summed: one division
+  // where a butterfly of combine() took one a step.
+  template <int kLanes>
+  static __device__ __forceinline__ KilnMoments reduce_group(KilnMoments v) {
+    const float n = kiln_group_reduce<KilnSum, kLanes>(v.n);
+    const float sum = kiln_group_reduce<KilnSum, kLanes>(v.n * v.mean);
+    const float mean = n > 0.0f ? sum / n : 0.0f;
+    const float d = v.mean - mean;
+    return {n, mean, kiln_group_reduce<KilnSum, kLanes>(v.m2 + v.n * d * d)};
+  }
 };
 // A whole vector's moments, joined to the running ones.
 template <int kN>
@@ -349,17 +370,11 @@ __device__ __forceinline__ KilnMoments kiln_moments_push(KilnMoments a, float x)
   return KilnMoments::combine(a, {1.0f, x, 0.0f});
 }
 
-// kiln_group_reduce's rule for a statistic.
+// kiln_group_reduce's rule for a statistic: every lane of the group gets
+// the result.
 template <typename S, int kLanes>
 __device__ __forceinline__ S kiln_group_stat(S v) {
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset >>= 1) {
-    S o;
-#pragma unroll
-    for (int i = 0; i < S::kFloats; ++i) o.set(i, __shfl_xor_sync(0xffffffffu, v.get(i), offset));
-    v = S::combine(v, o);
-  }
-  return v;
+  return S::template reduce_group<kLanes>(v);
 }
 // kiln_block_reduce's rule for a statistic; each half holds the warps' first
 // floats, then their second, ...
