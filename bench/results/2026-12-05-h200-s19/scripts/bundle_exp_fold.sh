@@ -3,8 +3,8 @@
 # machine): kiln_main from the checkout as it is, and kiln_new and the GPU
 # test binaries from the commit that pending/exp_fold.patch applies to
 # (8c590bd) with the patch applied, in a worktree and build folder of their
-# own (about 25 minutes on 2 cores); and the graphs of the 48 sweep cases
-# whose kernel takes an approximate online exp. The checkout's sources and
+# own (about 25 minutes on 2 cores); and the graphs of the 65 sweep cases
+# whose kernel takes an online pair (softmax and logsumexp). The checkout's sources and
 # build/ are left as they are.
 set -euo pipefail
 here=bench/results/2026-12-05-h200-s19
