@@ -124,8 +124,9 @@ class RowEmitter {
   // halves of the block's scratch and the cluster's exchange slots for all
   // its reductions: 1 without pairs.
   int StatFloats() const { return !row_.moment_pairs.empty() ? 3 : !row_.online_pairs.empty() ? 2 : 1; }
-  // "true" where the exp an online pair's sum adds needs only 16-bit
-  // precision, the template argument of kiln_online_push.
+  // "true" where an online pair's exps reach the outputs only as 16-bit
+  // floats, so its rescales may be approximate: the template argument of
+  // kiln_online_push and kiln_online_push_vec.
   const char* ApproxExp(NodeId sum) const {
     return program_->SixteenBitBound(graph_.node(sum).operands[0]) ? "true" : "false";
   }
@@ -491,8 +492,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
                                     : absl::StrCat("lsum", m, " += ", value, ";\n", indent, "++lcount", m, ";\n"));
       } else if (held) {
         absl::StrAppend(&code, indent,
-                        second_pass ? absl::StrCat("lexp", m, " += kiln_online_exp<", ApproxExp(p.second), ">(",
-                                                   value, " - lbase", m, ");\n")
+                        second_pass ? absl::StrCat("lexp", m, " += kiln_online_term(", value, ", lbase", m, ");\n")
                                     : absl::StrCat("lmax", m, " = KilnMax::combine(lmax", m, ", ", value, ");\n"));
       } else if (whole_vector) {
         absl::StrAppend(&code, indent, "t", m, "[j] = ", value, ";\n");

@@ -207,6 +207,12 @@ TEST(RowEmitterTest, HeldRowsReduceTheirPairsAsOneStatistic) {
     EXPECT_THAT(body, Not(HasSubstr("_reduce<")));
     EXPECT_THAT(body, HasSubstr("kiln_reread_shared();"));
   }
+  // The held softmax's second pass takes each term against the thread's
+  // max through kiln_online_term, for f32 outputs as for bf16.
+  for (DType dtype : {DType::kBF16, DType::kF32}) {
+    const std::string softmax = RowKernelBody(SweepRowGraph(RowOp::kSoftmax, dtype, 523, 128256));
+    EXPECT_THAT(softmax, ContainsRegex("lexp[0-9]+ \\+= kiln_online_term\\([^,]+, lbase[0-9]+\\);"));
+  }
 }
 
 // An entropy's online softmax pair and then its plain sum reduce over one
@@ -224,8 +230,9 @@ TEST(RowEmitterTest, AnOnlinePairAndAPlainSumShareOneBlockScratch) {
   EXPECT_THAT(body, HasSubstr("kiln_block_reduce<KilnSum>(acc"));
 }
 
-// A softmax whose result is stored as bf16 takes the approximate exp; in f32
-// it keeps expf.
+// A softmax whose result is stored as bf16 takes the approximate exp in its
+// output pass; in f32 it keeps expf there (the online sum's terms are
+// approximate in every type: kiln_online_term).
 TEST(RowEmitterTest, ExpsThatReachOnlySixteenBitOutputsAreApproximate) {
   const std::string bf16 = RowKernelBody(SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256));
   EXPECT_THAT(bf16, HasSubstr("= __expf("));

@@ -251,5 +251,38 @@ TEST_F(RowGpuTest, UnalignedRowsWithEpiloguesAndOperandsMatchTheReference) {
   ExpectEveryCaseMatches(cases, limits);
 }
 
+// Rows far from zero (logits near a million) through the online pair's
+// approximate exps, held in a block (16-bit), held in a cluster and
+// streamed, in every float type: softmax and logsumexp stay within each
+// type's tolerance of the reference. An exp folded into
+// x log2(e) - max log2(e) would be 6% off here (kiln_online_term).
+TEST_F(RowGpuTest, OnlineExpsOfRowsFarFromZeroMatchTheReference) {
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  std::vector<RowCase> cases;
+  for (DType dtype : {DType::kF32, DType::kBF16, DType::kF16}) {
+    for (const auto& [rows, cols] : {std::pair<int64_t, int64_t>{64, 32768}, {8, 131072}, {2, 2097152}}) {
+      // f32 rows of 32768 are held in registers, where the pair is not joined.
+      if (dtype == DType::kF32 && cols == 32768) continue;
+      for (bool softmax : {true, false}) {
+        GraphBuilder b;
+        auto cast = [](Value v, DType to) { return v.dtype() == to ? v : Cast(v, to); };
+        const Value x = cast(b.Input("x", dtype, {rows, cols}), DType::kF32) + 1.0e6;
+        const Value m = ReduceMax(x, {1}, true);
+        const Value e = Exp(x - m);
+        // logsumexp less the offset, so that its 16-bit result keeps the
+        // sum's digits (and f16 does not overflow).
+        const Value y = softmax ? e / ReduceSum(e, {1}, true) : Log(ReduceSum(e, {1}, true)) + (m - 1.0e6);
+        Graph graph = *b.Build({cast(y, dtype).Named("y")});
+        const std::string strategy = PlanFusion(graph, limits)->kernels[0].Strategy();
+        EXPECT_TRUE(absl::StrContains(strategy, "online softmax")) << strategy;
+        cases.push_back({std::move(graph), static_cast<uint64_t>(cols + rows),
+                         absl::StrCat(softmax ? "softmax " : "logsumexp ", DTypeName(dtype), " [", rows, ", ", cols,
+                                      "] + 1e6: ", strategy)});
+      }
+    }
+  }
+  ExpectEveryCaseMatches(cases, limits);
+}
+
 }  // namespace
 }  // namespace kiln
