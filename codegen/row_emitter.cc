@@ -297,6 +297,9 @@ const char* RowEmitter::IndexType() const {
 absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
                                          absl::string_view after_vector, const std::vector<NodeId>& vector_outputs,
                                          bool reads_held) {
+  // Whether the vectors read column operands beside unaligned rows, shifted
+  // by the row's kColShift.
+  bool shifted = false;
   // One whole vector's elements.
   auto vector_block = [&](absl::string_view held_suffix, absl::string_view indent) -> absl::Status {
     const std::string inner = absl::StrCat(indent, "  ");
@@ -323,7 +326,9 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
       const std::string type = StorageType(graph_.node(column).dtype);
       absl::StrAppend(&body_, indent, "const KilnVec<", type, ", kV> c_", name, " = ",
                       aligned_ ? absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + (g - row_base));\n")
-                               : absl::StrCat("kiln_load_cols<", type, ", kV>(", name, ", g - row_base, kCols);\n"));
+                               : absl::StrCat("kiln_load_cols<", type, ", kV, kColShift>(", name,
+                                              ", g - row_base, kCols);\n"));
+      shifted = !aligned_;
     }
     for (NodeId output : vector_outputs) {
       absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
@@ -382,32 +387,44 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
     return absl::OkStatus();
   };
 
+  std::string outer;
+  std::swap(body_, outer);  // the vectors' loop, wrapped below where shifted
   if (Persistent()) {
     absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n",
                     "    const kiln_index g = vec_begin + (static_cast<kiln_index>(s) * kThreads + lane) * kV;\n",
                     "    if (s < kFullSlots || g < vec_end) {\n");
     if (absl::Status s = vector_block("[s]", "      "); !s.ok()) return s;
     absl::StrAppend(&body_, "    }\n  }\n");
-    return edge_block("  ");
+  } else {
+    // Looped: loads of kLoopUnroll tiles are issued before any is used.
+    absl::StrAppend(&body_, "  for (kiln_index g0 = vec_begin + lane * kV; g0 < vec_end; g0 += kThreads * kV * ",
+                    kLoopUnroll, ") {\n");
+    for (NodeId input : inputs) {
+      absl::StrAppend(&body_, "    KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_",
+                      signature_.InputName(input), "[", kLoopUnroll, "];\n");
+    }
+    absl::StrAppend(&body_, "#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
+                    "      const kiln_index g = g0 + static_cast<kiln_index>(u) * kThreads * kV;\n",
+                    "      if (g < vec_end) {\n");
+    for (NodeId input : inputs) {
+      absl::StrAppend(&body_, "        h_", signature_.InputName(input), "[u] = ", LoadAt(input, "g"), ";\n");
+    }
+    absl::StrAppend(&body_, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
+                    "      const kiln_index g = g0 + static_cast<kiln_index>(u) * kThreads * kV;\n",
+                    "      if (g < vec_end) {\n");
+    if (absl::Status s = vector_block("[u]", "        "); !s.ok()) return s;
+    absl::StrAppend(&body_, "      }\n    }\n  }\n");
   }
-  // Looped: loads of kLoopUnroll tiles are issued before any is used.
-  absl::StrAppend(&body_, "  for (kiln_index g0 = vec_begin + lane * kV; g0 < vec_end; g0 += kThreads * kV * ",
-                  kLoopUnroll, ") {\n");
-  for (NodeId input : inputs) {
-    absl::StrAppend(&body_, "    KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_",
-                    signature_.InputName(input), "[", kLoopUnroll, "];\n");
+  std::swap(body_, outer);
+  if (shifted) {
+    // Every vector of the segment starts kColShift elements past a multiple
+    // of kV in the column operands: one branch for the row, not one a load.
+    absl::StrAppend(&body_,
+                    "  kiln_with_shift<kV>(static_cast<int>((vec_begin - row_base) & (kV - 1)), [&](auto shift) {\n",
+                    "    constexpr int kColShift = decltype(shift)::value;\n", Indented(outer), "  });\n");
+  } else {
+    absl::StrAppend(&body_, outer);
   }
-  absl::StrAppend(&body_, "#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
-                  "      const kiln_index g = g0 + static_cast<kiln_index>(u) * kThreads * kV;\n",
-                  "      if (g < vec_end) {\n");
-  for (NodeId input : inputs) {
-    absl::StrAppend(&body_, "        h_", signature_.InputName(input), "[u] = ", LoadAt(input, "g"), ";\n");
-  }
-  absl::StrAppend(&body_, "      }\n    }\n#pragma unroll\n    for (int u = 0; u < ", kLoopUnroll, "; ++u) {\n",
-                  "      const kiln_index g = g0 + static_cast<kiln_index>(u) * kThreads * kV;\n",
-                  "      if (g < vec_end) {\n");
-  if (absl::Status s = vector_block("[u]", "        "); !s.ok()) return s;
-  absl::StrAppend(&body_, "      }\n    }\n  }\n");
   return edge_block("  ");
 }
 

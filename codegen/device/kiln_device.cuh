@@ -113,12 +113,9 @@ __device__ __forceinline__ void kiln_store_span(T* __restrict__ p, long long g, 
   }
 }
 
-// p[c..c+N) for any c, from the aligned vectors around it (the second read
-// element by element where it would pass p[cols - 1]), shifted in registers:
-// a row kernel reads a column operand (layernorm's weight) this way beside
-// rows whose length is not a multiple of N, where scalar loads strided by N
-// across a warp cost eight instructions and extra sectors a vector.
-// `c & (N - 1)` is the same for a whole row, so the switch never diverges.
+// The N elements from lo's M-th on, then hi's; kiln_shift_dispatch takes a
+// runtime m in [1, N) through a chain of branches, which diverge only where
+// a warp's lanes hold different m.
 template <typename T, int N, int M>
 __device__ __forceinline__ KilnVec<T, N> kiln_shift_vec(const KilnVec<T, N>& lo, const KilnVec<T, N>& hi) {
   KilnVec<T, N> out;
@@ -134,15 +131,40 @@ __device__ __forceinline__ KilnVec<T, N> kiln_shift_dispatch(const KilnVec<T, N>
   }
   return kiln_shift_vec<T, N, M>(lo, hi);
 }
-template <typename T, int N>
+// p[c..c+N) for c = M modulo N, from the aligned vectors around it (the
+// second read element by element where it would pass p[cols - 1]), shifted
+// in registers: a row kernel reads a column operand (layernorm's weight)
+// this way beside rows whose length is not a multiple of N, where scalar
+// loads strided by N across a warp cost eight instructions and extra
+// sectors a vector. M is a template argument so that the shift is a few
+// byte permutes with no branch; kiln_with_shift picks it once per row.
+template <typename T, int N, int M>
 __device__ __forceinline__ KilnVec<T, N> kiln_load_cols(const T* __restrict__ p, long long c, long long cols) {
-  const long long a = c & ~static_cast<long long>(N - 1);
+  const long long a = c - M;
   const KilnVec<T, N> lo = kiln_load_vec<T, N>(p + a);
-  const int m = static_cast<int>(c - a);
-  if constexpr (N > 1) {
-    if (m != 0) return kiln_shift_dispatch<T, N, 1>(lo, kiln_load_span<T, N>(p, a + N, 0, cols), m);
+  if constexpr (M == 0) {
+    return lo;
+  } else {
+    return kiln_shift_vec<T, N, M>(lo, kiln_load_span<T, N>(p, a + N, 0, cols));
   }
-  return lo;
+}
+// Runs pass(KilnShift<m>{}) for a runtime m in [0, N): a row's elements and
+// its column operands are misaligned by the same m all along the row, so a
+// pass over the row branches once, not at each load. A lane group never
+// straddles rows of different m (packed rows divide into whole vectors).
+template <int M>
+struct KilnShift {
+  static constexpr int value = M;
+};
+template <int N, int M = 0, typename Pass>
+__device__ __forceinline__ void kiln_with_shift(int m, Pass&& pass) {
+  if constexpr (M + 1 < N) {
+    if (m != M) {
+      kiln_with_shift<N, M + 1>(m, pass);
+      return;
+    }
+  }
+  pass(KilnShift<M>{});
 }
 
 // A shared-memory address as the 32-bit offset PTX's shared-space operands take.

@@ -62,7 +62,8 @@ TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
 // Rows of 4093: the slots hold whole aligned vectors only (as many as for
 // rows of 4096), with no per-element tests; the fewer than kV elements at
 // each end take a lane apiece; the weight and bias are read as aligned
-// vectors shifted in registers, scalar only at the row's ends.
+// vectors shifted in registers by a shift chosen once a row, scalar only at
+// the row's ends.
 TEST(RowEmitterTest, UnalignedRowsReadWholeVectorsAndTheirEndsALaneAnElement) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kBF16, 16396, 4093));
   EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;"));
@@ -71,7 +72,9 @@ TEST(RowEmitterTest, UnalignedRowsReadWholeVectorsAndTheirEndsALaneAnElement) {
   EXPECT_THAT(body,
               HasSubstr("if (s < kFullSlots || g < vec_end) h_in0[s] = kiln_load_vec<unsigned short, kV>(in0 + g);"));
   EXPECT_THAT(body, HasSubstr("if (edge_live) e_in0 = in0[edge_i];"));
-  EXPECT_THAT(body, HasSubstr("kiln_load_cols<unsigned short, kV>(in1, g - row_base, kCols);"));
+  EXPECT_THAT(body, HasSubstr("kiln_with_shift<kV>(static_cast<int>((vec_begin - row_base) & (kV - 1)), "
+                              "[&](auto shift) {\n    constexpr int kColShift = decltype(shift)::value;"));
+  EXPECT_THAT(body, HasSubstr("kiln_load_cols<unsigned short, kV, kColShift>(in1, g - row_base, kCols);"));
   EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(in1[i - row_base])"));
   EXPECT_THAT(body, HasSubstr("out0[i] = y_out0.v[0];"));
   EXPECT_THAT(body, HasSubstr("kiln_store_vec<unsigned short, kV>(out0 + g, y_out0);"));
