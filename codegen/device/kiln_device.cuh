@@ -137,7 +137,8 @@ __device__ __forceinline__ KilnVec<T, N> kiln_shift_dispatch(const KilnVec<T, N>
 // this way beside rows whose length is not a multiple of N, where scalar
 // loads strided by N across a warp cost eight instructions and extra
 // sectors a vector. M is a template argument so that the shift is a few
-// byte permutes with no branch; kiln_with_shift picks it once per row.
+// byte permutes, with no branch but the second vector's bounds test;
+// kiln_with_shift picks it once a row.
 template <typename T, int N, int M>
 __device__ __forceinline__ KilnVec<T, N> kiln_load_cols(const T* __restrict__ p, long long c, long long cols) {
   const long long a = c - M;

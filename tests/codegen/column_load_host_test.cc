@@ -1,7 +1,8 @@
 // A row kernel's column operands beside unaligned rows (codegen/device/
 // kiln_device.cuh, kiln_with_shift and kiln_load_cols) run on the CPU: for
-// every start and every operand length, the vector read is the operand's
-// elements from that start, those past its end zero and never read.
+// every operand length and every start of a vector inside it, the vector
+// read is the operand's elements from that start, and nothing past the
+// operand's end is read.
 #include <memory>
 #include <new>
 
@@ -29,7 +30,8 @@ void ExpectShiftedLoadsRead(int cols) {
       got = kiln_load_cols<T, N, decltype(shift)::value>(p, c, cols);
     });
     for (int j = 0; j < N; ++j) {
-      EXPECT_EQ(got.v[j], static_cast<T>(c + j + 1)) << "vector from column " << c << " of " << cols << ", element " << j;
+      EXPECT_EQ(got.v[j], static_cast<T>(c + j + 1))
+          << "vector from column " << c << " of " << cols << ", element " << j;
     }
   }
 }
