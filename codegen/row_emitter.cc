@@ -328,8 +328,8 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
                       aligned_ ? absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + (g - row_base));\n")
                                : absl::StrCat("kiln_load_cols<", type, ", kV, kColShift>(", name,
                                               ", g - row_base, kCols);\n"));
-      shifted = !aligned_;
     }
+    shifted = !aligned_ && !column_loads_.empty();
     for (NodeId output : vector_outputs) {
       absl::StrAppend(&body_, indent, "KilnVec<", StorageType(graph_.node(output).dtype), ", kV> y_",
                       signature_.OutputName(output), ";\n");
