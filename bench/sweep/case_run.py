@@ -11,8 +11,8 @@ Steps (result["seconds"] has each): "inputs" (on the GPU: for a checked case exa
 draws itself with --seed=1, kiln_inputs.py, or, should torch's draws not match `kiln eval`'s,
 seeded torch tensors passed to kiln as .npy in the io folder, /dev/shm by default), "kiln run" (one
 `kiln run GRAPH --json --no-check` process: plans, loads its kernels from the disk cache the warm
-phase filled, measures the copy ceiling, runs and times, and saves a checked case's outputs as .npy
-in the io folder), "check" (kiln's saved outputs against the torch function's),
+phase filled, measures the copy ceiling and a copy of the case's own bytes, runs and times, and
+saves a checked case's outputs as .npy in the io folder), "check" (kiln's saved outputs against the torch function's),
 "builtin" (the eager op's CUDA-event median), "compile" (torch.compile's first call: a cache hit
 after the warm phase), "compile timing". Inputs over check_max elements are timed, not checked:
 torch and kiln then each make their own and no tensor goes through files. Relative L2 error at
@@ -125,6 +125,10 @@ def _fractions(result: dict) -> None:
         us = result.get(f"{variant}_us")
         if us:
             result[f"{variant}_fraction_of_copy"] = result["bytes"] / (us * 1e-6) / copy_bps
+    if result.get("same_size_copy_gbps"):
+        # How near kiln comes to a copy moving its bytes: what a case of this size could reach at best.
+        result["kiln_fraction_of_same_size_copy"] = result["bytes"] / (result["kiln_us"] * 1e-6) / (
+            result["same_size_copy_gbps"] * 1e9)
     peers = [result[k] for k in ("builtin_us", "compile_us") if result.get(k)]
     if peers:
         result["faster_peer_us"] = min(peers)
@@ -170,6 +174,7 @@ def run_case(case, settings: CaseSettings) -> dict:
         result.update({
             "gpu": report["gpu"],
             "copy_gbps": report["copy_gbps"],
+            "same_size_copy_gbps": report["same_size_copy_gbps"],
             "bytes": total["bytes"],
             "kernels": len(report["kernels"]),
             "strategy": " + ".join(k["strategy"] for k in report["kernels"]) or "no kernel",

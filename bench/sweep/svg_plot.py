@@ -1,7 +1,8 @@
 """A tiny SVG scatter plot with a log x axis, hand-written so that it needs nothing installed.
 
     svg = scatter_svg("title", "x label", "y label", {"series": [(x, y, "tooltip"), ...]},
-                      reference=("faster peer", [(x, y, "tooltip"), ...]))
+                      reference=("faster peer", [(x, y, "tooltip"), ...]),
+                      curve=("a copy of the same bytes", [(x, y, "tooltip"), ...]))   # a line in x order
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ WIDTH, HEIGHT = 960, 540
 LEFT, RIGHT, TOP, BOTTOM = 70, 330, 50, 60  # margins; the legend sits right
 
 
-def scatter_svg(title: str, x_label: str, y_label: str, series: dict, reference=None) -> str:
-    points = [p for s in series.values() for p in s] + (reference[1] if reference else [])
+def scatter_svg(title: str, x_label: str, y_label: str, series: dict, reference=None, curve=None) -> str:
+    points = [p for s in series.values() for p in s] + (reference[1] if reference else []) + (curve[1] if curve else [])
     xs = [p[0] for p in points if p[0] > 0] or [1]
     lo = 10 ** math.floor(math.log10(min(xs)))
     hi = 10 ** math.ceil(math.log10(max(xs)))
@@ -57,6 +58,13 @@ def scatter_svg(title: str, x_label: str, y_label: str, series: dict, reference=
                        f'stroke="#888"><title>{escape(tip)}: {y:.3f}</title></rect>')
         out.append(f'<rect x="{right + 16}" y="{legend_y - 6}" width="8" height="8" fill="none" stroke="#888"/>'
                    f'<text x="{right + 30}" y="{legend_y + 2}">{escape(name)}</text>')
+        legend_y += 18
+    if curve:
+        name, curve_points = curve
+        path = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y, _ in sorted(curve_points))
+        out.append(f'<polyline points="{path}" fill="none" stroke="#444" stroke-dasharray="4 3"/>'
+                   f'<line x1="{right + 12}" y1="{legend_y - 2}" x2="{right + 28}" y2="{legend_y - 2}" stroke="#444" '
+                   f'stroke-dasharray="4 3"/><text x="{right + 30}" y="{legend_y + 2}">{escape(name)}</text>')
         legend_y += 18
     for i, (name, pts) in enumerate(sorted(series.items())):
         color = COLORS[i % len(COLORS)]

@@ -52,7 +52,7 @@ class FakeClock:
 
 def fake_result(case, kiln_us=100.0) -> dict:
     result = {"name": case.name, "class": case.cls, "dtype": case.dtype, "inputs": case.inputs, "gpu": "Fake GPU",
-              "copy_gbps": 4000.0, "bytes": 2 * case_bytes(case), "kernels": 1, "strategy": "vectorized tiles x4",
+              "copy_gbps": 4000.0, "same_size_copy_gbps": 3600.0, "bytes": 2 * case_bytes(case), "kernels": 1, "strategy": "vectorized tiles x4",
               "kiln_us": kiln_us, "builtin_us": 1.5 * kiln_us, "compile_us": 1.2 * kiln_us,
               "seconds": {"inputs": 0.1, "kiln run": 0.4, "compile": 0.05},
               "kiln_cache": {"compiles": 0, "disk_hits": 1}, "compile_cache": {"inductor.fxgraph_cache_hit": 1},
@@ -556,6 +556,15 @@ class TargetsTest(unittest.TestCase):
         self.assertEqual(self.row(lines, "pointwise above L2 at >= 0.90"),
                          "| pointwise above L2 at >= 0.90 of copy | 2 | 5 | pointwise1_8191x8191_bf16 (0.500), "
                          "pointwise3_8191x8191_f32 (0.700), pointwise3_8191x8191_bf16 (0.800) |")
+
+    def test_misses_a_copy_of_the_same_bytes_misses_too_are_told_apart(self):
+        # A same-size copy at 3600 of the 4000 GB/s ceiling: 0.85 of copy is 0.944 of it, 0.80 is 0.889.
+        results = [self.at("pointwise2_8191x8191_bf16", 0.85), self.at("pointwise3_8191x8191_bf16", 0.80),
+                   self.at("pointwise1_8191x8191_bf16", 0.95)]
+        self.assertAlmostEqual(results[0]["kiln_fraction_of_same_size_copy"], 0.85 / 0.9)
+        self.assertEqual(self.row(targets_markdown(results), "of those below 0.90 of copy"),
+                         "| of those below 0.90 of copy, >= 0.90 of a copy of their own bytes | 1 | 2 | "
+                         "pointwise3_8191x8191_bf16 (0.889) |")
 
     def test_slower_cases_against_the_faster_peer(self):
         results = [self.at("pointwise2_8191x8191_bf16", 0.95), self.at("pointwise1_8191x8191_bf16", 0.95)]

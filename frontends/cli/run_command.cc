@@ -5,6 +5,7 @@
 // measured in the same run, and the fraction of the roofline bound. The GPU
 // work fills a RunResult; run_report.h renders it. --measure goes to
 // run_measure.cc instead.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -45,22 +46,39 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Device-to-device copy of 1 GiB, bytes read plus written per second.
-absl::StatusOr<double> MeasureCopyBytesPerSecond(const Device& device) {
+struct CopyRates {
+  double ceiling = 0;    // a copy of 1 GiB
+  double same_size = 0;  // a copy moving the plan's bytes (half read, half written), at most the ceiling's
+};
+
+// Device-to-device copies, bytes read plus written per second: the ceiling,
+// and a copy as large as the plan's traffic, which at a few megabytes cannot
+// reach the ceiling either (launch, ramp and tail), so a plan's time there
+// has a floor of its own.
+absl::StatusOr<CopyRates> MeasureCopyRates(const Device& device, int64_t plan_bytes) {
   constexpr int64_t kBytes = int64_t{1} << 30;
   absl::StatusOr<DeviceBuffer> src = DeviceBuffer::Allocate(kBytes);
   if (!src.ok()) return src.status();
   absl::StatusOr<DeviceBuffer> dst = DeviceBuffer::Allocate(kBytes);
   if (!dst.ok()) return dst.status();
   if (absl::Status s = src->Memset8(1); !s.ok()) return s;
-  absl::StatusOr<double> us = MedianMicros(
-      [&] {
-        return CudaCall(device.driver().MemcpyDtoDAsync(dst->ptr(), src->ptr(), kBytes, nullptr),
-                        "cuMemcpyDtoDAsync", "copy ceiling");
-      },
-      /*samples=*/20, /*warmup=*/3, nullptr);
-  if (!us.ok()) return us.status();
-  return 2.0 * kBytes / (*us * 1e-6);
+  auto rate = [&](int64_t bytes) -> absl::StatusOr<double> {
+    absl::StatusOr<double> us = MedianMicros(
+        [&] {
+          return CudaCall(device.driver().MemcpyDtoDAsync(dst->ptr(), src->ptr(), bytes, nullptr),
+                          "cuMemcpyDtoDAsync", "copy ceiling");
+        },
+        /*samples=*/20, /*warmup=*/3, nullptr);
+    if (!us.ok()) return us.status();
+    return 2.0 * bytes / (*us * 1e-6);
+  };
+  absl::StatusOr<double> ceiling = rate(kBytes);
+  if (!ceiling.ok()) return ceiling.status();
+  // 16-byte multiples, as the plan's tensors are, so the copy takes vector paths.
+  const int64_t half = std::clamp<int64_t>((plan_bytes / 2 + 15) / 16 * 16, 16, kBytes);
+  absl::StatusOr<double> same_size = rate(half);
+  if (!same_size.ok()) return same_size.status();
+  return CopyRates{.ceiling = *ceiling, .same_size = *same_size};
 }
 
 RunCheck CheckOutputs(const Graph& graph, const Plan& plan, const std::vector<HostTensor>& outputs,
@@ -185,7 +203,7 @@ absl::StatusOr<std::vector<std::string>> RunFirst(Executable& exe, const Device&
 }
 
 // Per-kernel and whole-plan medians, the host cost of a launch, and the copy
-// ceiling measured now, on the same GPU.
+// rates measured now, on the same GPU.
 absl::Status TimeOnDevice(Executable& exe, const Device& device, const DeviceIo& io, RunResult& result) {
   absl::StatusOr<PlanTimings> timings = exe.Time(io.inputs, io.outputs, result.iters);
   if (!timings.ok()) return timings.status();
@@ -200,11 +218,12 @@ absl::Status TimeOnDevice(Executable& exe, const Device& device, const DeviceIo&
                       : launches.off_reason.empty() ? "kernel by kernel"
                                                     : absl::StrCat("kernel by kernel: ", launches.off_reason);
   if (absl::Status s = device.Synchronize(); !s.ok()) return s;
-  absl::StatusOr<double> copy = MeasureCopyBytesPerSecond(device);
-  if (!copy.ok()) return copy.status();
-  result.copy_bytes_per_second = *copy;
-
   const Plan& plan = exe.plan();
+  absl::StatusOr<CopyRates> copy = MeasureCopyRates(device, plan.total.bytes());
+  if (!copy.ok()) return copy.status();
+  result.copy_bytes_per_second = copy->ceiling;
+  result.same_size_copy_bytes_per_second = copy->same_size;
+
   const DeviceLimits limits = exe.limits();
   for (size_t k = 0; k < plan.kernels.size(); ++k) {
     result.kernels.push_back(Figures(plan.kernels[k], limits, timings->kernel_us[k], exe.compile_notes()[k]));

@@ -45,6 +45,9 @@ std::string RunTable(const RunResult& result) {
   };
   for (const RunFigures& kernel : result.kernels) row(kernel);
   row(result.total);
+  absl::StrAppendFormat(&out, "a copy of the plan's %.4g MB runs at %.0f GB/s: the plan reaches %.1f%% of it\n",
+                        result.total.traffic.bytes() / 1e6, result.same_size_copy_bytes_per_second / 1e9,
+                        100 * BytesPerSecond(result.total) / result.same_size_copy_bytes_per_second);
   for (const RunFigures& kernel : result.kernels) {
     if (!kernel.compile_note.empty()) absl::StrAppendFormat(&out, "%s: %s\n", kernel.name, kernel.compile_note);
   }
@@ -83,8 +86,11 @@ std::string RunJson(const RunResult& result) {
                  {"gpu", JsonString(result.gpu)},
                  {"nvrtc", JsonString(result.nvrtc)},
                  {"copy_gbps", JsonFixed(result.copy_bytes_per_second / 1e9, 1)},
+                 {"same_size_copy_gbps", JsonFixed(result.same_size_copy_bytes_per_second / 1e9, 1)},
                  {"iters", JsonInt(result.iters)},
                  {"total", FiguresJson(result, result.total, {})},
+                 {"total_fraction_of_same_size_copy",
+                  JsonFixed(BytesPerSecond(result.total) / result.same_size_copy_bytes_per_second, 4)},
                  {"kernels", JsonArrayLines(kernels, 2)},
                  {"check", JsonObject({{"max_rel_error", JsonNumber(check.max_error, 3)},
                                        {"tolerance", JsonNumber(check.tolerance, 1)},

@@ -9,6 +9,7 @@
 //   kernel             strategy                       time us    GB/s   % copy  % roofline
 //   f0_row_reduction   persistent (warp per row)        131.2    4092    96.9%       96.9%
 //   total              1 kernel                          132.0    4067    96.3%       96.3%
+//   a copy of the plan's 537 MB runs at 4190 GB/s: the plan reaches 97.1% of it
 //   check: max relative error 1.1e-07 (tolerance 1e-05): PASS
 //   compile 41.5 ms (1 compiled, 0 from disk cache); first result after 270.3 ms; host 3.10 us per Run
 //   (CUDA graph replay)
@@ -52,7 +53,10 @@ struct RunResult {
   bool fused = true;
   std::string gpu;
   std::string nvrtc;
-  double copy_bytes_per_second = 0;  // device-to-device copy, read + write, measured in the same run
+  double copy_bytes_per_second = 0;  // device-to-device copy of 1 GiB, read + write, measured in the same run
+  // A copy moving as many bytes as the plan (up to the ceiling's): the rate a
+  // plan of this size could reach at best, below the ceiling for small plans.
+  double same_size_copy_bytes_per_second = 0;
   int iters = 0;
   std::vector<RunFigures> kernels;
   RunFigures total;

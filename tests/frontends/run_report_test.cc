@@ -16,6 +16,7 @@ RunResult Example() {
               .gpu = "NVIDIA H200 \"SXM\"",
               .nvrtc = "12.8",
               .copy_bytes_per_second = 4.2e12,
+              .same_size_copy_bytes_per_second = 4.17e12,
               .iters = 50};
   r.kernels.push_back({.name = "f0_row_reduction",
                        .kind = "row_reduction",
@@ -43,6 +44,7 @@ TEST(RunReportTest, Table) {
             "kernel             strategy                                        time us       GB/s   % copy  % roofline\n"
             "f0_row_reduction   persistent (warp per row)                         131.0       4098    97.6%       97.1%\n"
             "total              1 kernel                                          132.5       4052    96.5%       96.0%\n"
+            "a copy of the plan's 536.9 MB runs at 4170 GB/s: the plan reaches 97.2% of it\n"
             "check: max relative error 1.25e-07 (tolerance 1e-05): PASS\n"
             "compile 41.5 ms (0 compiled, 1 from disk cache); first result after 270.3 ms; host 3.10 us per Run "
             "(kernel by kernel: the CUDA driver has no graph API)\n");
@@ -51,7 +53,7 @@ TEST(RunReportTest, Table) {
 TEST(RunReportTest, TableSaysWhatCompilingAKernelDecided) {
   RunResult r = Example();
   r.kernels[0].compile_note = "launch bound tuned to 3 blocks per SM: 4 182.1 us (spilled 72 B a thread), 3 132.2 us";
-  EXPECT_NE(RunTable(r).find("96.0%\nf0_row_reduction: launch bound tuned to 3 blocks per SM: 4 182.1 us (spilled "
+  EXPECT_NE(RunTable(r).find("of it\nf0_row_reduction: launch bound tuned to 3 blocks per SM: 4 182.1 us (spilled "
                              "72 B a thread), 3 132.2 us\ncheck:"),
             std::string::npos)
       << RunTable(r);
@@ -88,10 +90,12 @@ TEST(RunReportTest, JsonEscapesStringsAndNullsNonFiniteNumbers) {
             "  \"gpu\": \"NVIDIA H200 \\\"SXM\\\"\",\n"
             "  \"nvrtc\": \"12.8\",\n"
             "  \"copy_gbps\": 4200.0,\n"
+            "  \"same_size_copy_gbps\": 4170.0,\n"
             "  \"iters\": 50,\n"
             "  \"total\": {\"us\": 132.500, \"bytes\": 536870912, \"bytes_read\": 268435456, \"bytes_written\": "
             "268435456, \"flops\": 335544320, \"gbps\": 4051.9, \"fraction_of_copy\": 0.9647, \"roofline_us\": 127.200, "
             "\"fraction_of_roofline\": 0.9600},\n"
+            "  \"total_fraction_of_same_size_copy\": 0.9717,\n"
             "  \"kernels\": [\n"
             "    {\"name\": \"f0_row_reduction\", \"kind\": \"row_reduction\", \"strategy\": \"persistent (warp per "
             "row)\", \"matmul\": null, \"compile_note\": \"\", \"us\": 131.000, \"bytes\": 536870912, \"bytes_read\": 268435456, \"bytes_written\": 268435456, "
