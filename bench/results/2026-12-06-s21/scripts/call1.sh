@@ -2,6 +2,7 @@
 # Call 1 (s21): main at 6d3ea20 (kiln run times a copy of the plan's own bytes): the row and CLI GPU
 # tests, 100 differential graphs, kiln run on four sizes, then the sweep's cases whose kernels changed
 # since s15 (../changed_cases.txt: their PTX differs between f5b067c and main), for the time left.
+# Later calls run this script again: the tests and runs are quick next to the sweep.
 # .gpu/state/sweep.json is s15's sweep.json without those cases, so --skip-done leaves the rest to
 # their s15 entries. The sweep's state stays in /tmp/ds for the next call on this machine.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
@@ -21,9 +22,12 @@ echo "runs done $(( $(date +%s) - start ))s" >> $OUT/tests.log
 # An H100 holds 80 GB: leave the timing process room beside the warm workers.
 gate=64; [ "$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)" -lt 100000 ] && gate=40
 left=$(( 555 - ($(date +%s) - start) ))
-mkdir -p /tmp/ds/sweep
-[ -f /tmp/ds/sweep/sweep.json ] || cp .gpu/state/sweep.json /tmp/ds/sweep/
-timeout $(( left + 30 )) python3 bench/sweep/run_sweep.py --kiln ".gpu/run kiln" --out /tmp/ds/sweep \
+# On an H200 the sweep keeps s15's (H200) entries of the unchanged cases; on any other card it starts
+# from nothing, since its times cannot stand beside an H200's.
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then sweep=/tmp/ds/sweep; else sweep=/tmp/ds/sweep-other; fi
+mkdir -p $sweep
+[ -f $sweep/sweep.json ] || { [ $sweep = /tmp/ds/sweep ] && cp .gpu/state/sweep.json $sweep/; }
+timeout $(( left + 30 )) python3 bench/sweep/run_sweep.py --kiln ".gpu/run kiln" --out $sweep \
   --skip-done --warm-gpu-gb $gate --budget-s $left > $OUT/sweep.log 2>&1
-cp /tmp/ds/sweep/sweep.json /tmp/ds/sweep/phases.json $OUT/ 2>/dev/null
+cp $sweep/sweep.json $sweep/phases.json $OUT/ 2>/dev/null
 echo "all done $(( $(date +%s) - start ))s" >> $OUT/tests.log
