@@ -2,7 +2,6 @@
 # Call 1 (s21): main at 6d3ea20 (kiln run times a copy of the plan's own bytes): the row and CLI GPU
 # tests, 100 differential graphs, kiln run on four sizes, then the sweep's cases whose kernels changed
 # since s15 (../changed_cases.txt: their PTX differs between f5b067c and main), for the time left.
-# Later calls run this script again: the tests and runs are quick next to the sweep.
 # .gpu/state/sweep.json is s15's sweep.json without those cases, so --skip-done leaves the rest to
 # their s15 entries. The sweep's state stays in /tmp/ds for the next call on this machine.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
