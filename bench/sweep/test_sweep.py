@@ -15,6 +15,7 @@ import io
 import json
 import os
 import pathlib
+import shutil
 import struct
 import subprocess
 import sys
@@ -28,6 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 import run_sweep  # noqa: E402
 from caches import cache_env  # noqa: E402
 from case_run import _fractions, remove_io  # noqa: E402
+from changed_cases import changed_cases, write_seed  # noqa: E402
 from cases import all_cases  # noqa: E402
 from kiln_inputs import FORMATS, SelfCheckGraph, kiln_values, round_to_format  # noqa: E402
 from resources import collect as collect_resources  # noqa: E402
@@ -637,6 +639,28 @@ class ResourcesTest(unittest.TestCase):
             self.assertGreater(rows[0]["blocks_per_sm"], 0)
         with self.assertRaises(SystemExit):
             collect_resources([str(KILN)], ["not_a_case"], jobs=1)
+
+
+class ChangedCasesTest(unittest.TestCase):
+    @unittest.skipUnless((KILN.exists() or "KILN" in os.environ) and
+                         (shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc")),
+                         "needs a kiln binary and nvcc")
+    def test_a_build_that_plans_other_launches_changes_those_cases_only(self):
+        names = ["softmax_1335x50257_bf16", "sum_1000x128_f32"]
+        self.assertEqual(changed_cases([str(KILN)], [str(KILN)], names, jobs=2), [])
+        with tempfile.TemporaryDirectory() as tmp:
+            # The same kiln, planning for clusters of at most 2 blocks: the split softmax's launch changes.
+            other = pathlib.Path(tmp) / "kiln"
+            other.write_text(f'#!/bin/sh\nexec "{KILN}" "$@" --max-cluster-blocks=2\n')
+            other.chmod(0o755)
+            self.assertEqual(changed_cases([str(KILN)], [str(other)], names, jobs=2), ["softmax_1335x50257_bf16"])
+
+    def test_the_seed_keeps_only_the_unchanged_entries(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            keep, seed = pathlib.Path(tmp) / "old.json", pathlib.Path(tmp) / "new" / "sweep.json"
+            keep.write_text(json.dumps({"gpu": "Fake GPU", "cases": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}))
+            self.assertEqual(write_seed(keep, seed, {"a", "c"}), 2)
+            self.assertEqual(json.loads(seed.read_text()), {"gpu": "Fake GPU", "cases": [{"name": "a"}, {"name": "c"}]})
 
 
 class MainTest(unittest.TestCase):
