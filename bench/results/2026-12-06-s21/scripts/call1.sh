@@ -1,18 +1,14 @@
 #!/bin/bash
-# Call 1 (s21): main at 6d3ea20 (kiln run times a copy of the plan's own bytes): the row and CLI GPU
-# tests, 100 differential graphs, kiln run on four sizes, then the sweep's cases whose kernels changed
+# Call 1 (s21): main at 6d3ea20 (kiln run times a copy of the plan's own bytes): the CLI's GPU tests,
+# kiln run on four sizes, then the sweep's cases whose kernels changed
 # since s15 (../changed_cases.txt: their PTX differs between f5b067c and main), for the time left.
 # .gpu/state/sweep.json is s15's sweep.json without those cases, so --skip-done leaves the rest to
 # their s15 entries. The sweep's state stays in /tmp/ds for the next call on this machine.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 start=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv > $OUT/gpu.txt
-KILN_CACHE_DIR=/tmp/kc-t timeout 120 .gpu/run runtime_test --gtest_filter='RowGpuTest.*' 2>&1 \
+KILN_CACHE_DIR=/tmp/kc-t timeout 90 .gpu/run frontends_test --gtest_filter='RunCliGpuTest.*' 2>&1 \
   | grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) |Failure" > $OUT/tests.log
-KILN_CACHE_DIR=/tmp/kc-t timeout 60 .gpu/run frontends_test --gtest_filter='RunCliGpuTest.*' 2>&1 \
-  | grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) |Failure" >> $OUT/tests.log
-KILN_CACHE_DIR=/tmp/kc-g KILN_DIFFERENTIAL_GRAPHS=100 timeout 60 .gpu/run gpu_test \
-  --gtest_filter='DifferentialGpuTest.Random*' 2>&1 | tail -3 >> $OUT/tests.log
 echo "tests done $(( $(date +%s) - start ))s" >> $OUT/tests.log
 for g in .gpu/graphs/*.textproto; do
   KILN_CACHE_DIR=/tmp/kc-t timeout 30 .gpu/run kiln run $g --iters=30 > $OUT/run_$(basename $g .textproto).txt 2>&1
@@ -22,11 +18,13 @@ echo "runs done $(( $(date +%s) - start ))s" >> $OUT/tests.log
 gate=64; [ "$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)" -lt 100000 ] && gate=40
 left=$(( 555 - ($(date +%s) - start) ))
 # On an H200 the sweep keeps s15's (H200) entries of the unchanged cases; on any other card it starts
-# from nothing, since its times cannot stand beside an H200's.
-if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then sweep=/tmp/ds/sweep; else sweep=/tmp/ds/sweep-other; fi
+# from nothing, since its times cannot stand beside an H200's, and takes the changed cases alone.
+only=".*"
+if nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200; then sweep=/tmp/ds/sweep
+else sweep=/tmp/ds/sweep-other; only="^($(paste -sd'|' .gpu/state/changed.txt))$"; fi
 mkdir -p $sweep
 [ -f $sweep/sweep.json ] || { [ $sweep = /tmp/ds/sweep ] && cp .gpu/state/sweep.json $sweep/; }
 timeout $(( left + 30 )) python3 bench/sweep/run_sweep.py --kiln ".gpu/run kiln" --out $sweep \
-  --skip-done --warm-gpu-gb $gate --budget-s $left > $OUT/sweep.log 2>&1
+  --filter "$only" --skip-done --warm-gpu-gb $gate --budget-s $left > $OUT/sweep.log 2>&1
 cp $sweep/sweep.json $sweep/phases.json $OUT/ 2>/dev/null
 echo "all done $(( $(date +%s) - start ))s" >> $OUT/tests.log
