@@ -12,9 +12,9 @@ draws itself with --seed=1, kiln_inputs.py, or, should torch's draws not match `
 seeded torch tensors passed to kiln as .npy in the io folder, /dev/shm by default), "kiln run" (one
 `kiln run GRAPH --json --no-check` process: plans, loads its kernels from the disk cache the warm
 phase filled, measures the copy ceiling and a copy of the case's own bytes, runs and times, and
-saves a checked case's outputs as .npy in the io folder), "check" (kiln's saved outputs against the torch function's),
-"builtin" (the eager op's CUDA-event median), "compile" (torch.compile's first call: a cache hit
-after the warm phase), "compile timing". Inputs over check_max elements are timed, not checked:
+saves a checked case's outputs as .npy in the io folder), "check" (kiln's saved outputs against the
+torch function's), "builtin" (the eager op's CUDA-event median), "compile" (torch.compile's first
+call: a cache hit after the warm phase), "compile timing". Inputs over check_max elements are timed, not checked:
 torch and kiln then each make their own and no tensor goes through files. Relative L2 error at
 most 1e-4 for f32 and 2e-2 for bf16/f16.
 """

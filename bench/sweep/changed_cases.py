@@ -11,7 +11,8 @@ is chosen at run time, from the same code, so it is not compared.)
         --keep OLD_SWEEP/sweep.json --seed NEW_SWEEP/sweep.json
 
 With --keep and --seed it also writes, at the --seed path, the --keep sweep's entries of the cases
-compared and found unchanged: a sweep started on it with --skip-done (run_sweep.py) measures only the rest.
+compared and found unchanged: a sweep started on it with --skip-done (run_sweep.py) measures only the
+rest.
 """
 
 from __future__ import annotations

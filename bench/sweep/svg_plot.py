@@ -16,7 +16,8 @@ LEFT, RIGHT, TOP, BOTTOM = 70, 330, 50, 60  # margins; the legend sits right
 
 
 def scatter_svg(title: str, x_label: str, y_label: str, series: dict, reference=None, curve=None) -> str:
-    points = [p for s in series.values() for p in s] + (reference[1] if reference else []) + (curve[1] if curve else [])
+    points = [p for s in series.values() for p in s]
+    points += (reference[1] if reference else []) + (curve[1] if curve else [])
     xs = [p[0] for p in points if p[0] > 0] or [1]
     lo = 10 ** math.floor(math.log10(min(xs)))
     hi = 10 ** math.ceil(math.log10(max(xs)))

@@ -54,7 +54,8 @@ class FakeClock:
 
 def fake_result(case, kiln_us=100.0) -> dict:
     result = {"name": case.name, "class": case.cls, "dtype": case.dtype, "inputs": case.inputs, "gpu": "Fake GPU",
-              "copy_gbps": 4000.0, "same_size_copy_gbps": 3600.0, "bytes": 2 * case_bytes(case), "kernels": 1, "strategy": "vectorized tiles x4",
+              "copy_gbps": 4000.0, "same_size_copy_gbps": 3600.0, "bytes": 2 * case_bytes(case), "kernels": 1,
+              "strategy": "vectorized tiles x4",
               "kiln_us": kiln_us, "builtin_us": 1.5 * kiln_us, "compile_us": 1.2 * kiln_us,
               "seconds": {"inputs": 0.1, "kiln run": 0.4, "compile": 0.05},
               "kiln_cache": {"compiles": 0, "disk_hits": 1}, "compile_cache": {"inductor.fxgraph_cache_hit": 1},
