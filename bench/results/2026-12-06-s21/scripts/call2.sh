@@ -3,6 +3,8 @@
 # comes from .gpu/state/<card>.json, the previous call's sweep.json copied here.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 start=$(date +%s)
+# The first argument caps the call (seconds), for when less device time is left than a full call.
+cap=${1:-560}
 nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/gpu.txt
 gate=64; [ "$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)" -lt 100000 ] && gate=40
 only=".*"
@@ -12,7 +14,8 @@ mkdir -p $sweep
 [ -f $sweep/sweep.json ] || cp .gpu/state/$card.json $sweep/sweep.json 2>/dev/null \
   || { [ $card = h200 ] && cp .gpu/state/sweep.json $sweep/; }
 echo "start with $(grep -c '"name"' $sweep/sweep.json 2>/dev/null) cases in $sweep" > $OUT/sweep.log
-left=$(( 560 - ($(date +%s) - start) ))
+left=$(( cap - ($(date +%s) - start) ))
+( while sleep 20; do cp $sweep/sweep.json $OUT/ 2>/dev/null; done ) &
 timeout $(( left + 30 )) python3 bench/sweep/run_sweep.py --kiln ".gpu/run kiln" --out $sweep \
   --filter "$only" --skip-done --warm-gpu-gb $gate --budget-s $left >> $OUT/sweep.log 2>&1
 cp $sweep/sweep.json $sweep/phases.json $OUT/ 2>/dev/null
