@@ -54,8 +54,9 @@ struct RunResult {
   std::string gpu;
   std::string nvrtc;
   double copy_bytes_per_second = 0;  // device-to-device copy of 1 GiB, read + write, measured in the same run
-  // A copy moving as many bytes as the plan (up to the ceiling's): the rate a
-  // plan of this size could reach at best, below the ceiling for small plans.
+  // A copy moving as many bytes as the plan (up to the ceiling's): below the
+  // ceiling for small plans, the reference for the plan's size. A plan that
+  // mostly reads can pass it, since reads alone outrun a copy's mix.
   double same_size_copy_bytes_per_second = 0;
   int iters = 0;
   std::vector<RunFigures> kernels;
