@@ -268,6 +268,8 @@ bool RowScheduler::ScheduleStagedRows(RowSchedule& s, const std::string& what) c
     if (IsFull(out)) row_bytes += length * DTypeSize(graph_.node(out).dtype);
   }
   if (std::max<int64_t>(full_inputs, 1) * length > kStagedRowLimit) return false;
+  // Rows built from broadcasts alone read and write no full row: nothing to stage.
+  if (row_bytes == 0) return false;
   const int64_t fit_rows = kStagedBytes / row_bytes;
   if (fit_rows < 32) return false;
   s.strategy = RowStrategy::kStagedPersistent;

@@ -294,6 +294,20 @@ TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
 // short rows whose length is a multiple of 4 (a thread a row would meet its
 // neighbours in one shared-memory bank), rows longer than 64 and rows whose
 // inputs hold more than 64 values a thread.
+// Rows built from broadcasts alone hold no full-length tensor to stage: a
+// column plus a row, summed over the row, reads [rows] and [cols] and writes
+// [rows]. Staging sized its span by those rows' bytes and divided by zero
+// (pipeline fuzzer); such rows stream in warps like any other short row.
+TEST(RowScheduleTest, RowsOfBroadcastsAloneAreNotStaged) {
+  GraphBuilder b;
+  const Value column = b.Input("column", DType::kF32, {4096, 1});
+  const Value row = b.Input("row", DType::kF32, {33});
+  const Graph graph = *b.Build({ReduceSum(column + row, {1}, false).Named("y")});
+  const Plan plan = Fused(graph);
+  ASSERT_EQ(plan.kernels.size(), 1u);
+  EXPECT_EQ(plan.kernels[0].row().strategy, RowStrategy::kWarpPersistent);
+}
+
 TEST(RowScheduleTest, RowsThatVectorsFitAreNotStaged) {
   struct Case {
     RowOp op;
