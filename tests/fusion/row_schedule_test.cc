@@ -290,14 +290,10 @@ TEST(RowScheduleTest, ShortRowsNoVectorFitsAreStagedInSharedMemory) {
   });
 }
 
-// Rows that lanes of whole vectors fit keep their lane groups, and so do
-// short rows whose length is a multiple of 4 (a thread a row would meet its
-// neighbours in one shared-memory bank), rows longer than 64 and rows whose
-// inputs hold more than 64 values a thread.
 // Rows built from broadcasts alone hold no full-length tensor to stage: a
 // column plus a row, summed over the row, reads [rows] and [cols] and writes
-// [rows]. Staging sized its span by those rows' bytes and divided by zero
-// (pipeline fuzzer); such rows stream in warps like any other short row.
+// [rows]. Staging sized its span by the full-length bytes a row moves, zero
+// here, and divided by zero (pipeline fuzzer); such rows stream in warps.
 TEST(RowScheduleTest, RowsOfBroadcastsAloneAreNotStaged) {
   GraphBuilder b;
   const Value column = b.Input("column", DType::kF32, {4096, 1});
@@ -308,6 +304,10 @@ TEST(RowScheduleTest, RowsOfBroadcastsAloneAreNotStaged) {
   EXPECT_EQ(plan.kernels[0].row().strategy, RowStrategy::kWarpPersistent);
 }
 
+// Rows that lanes of whole vectors fit keep their lane groups, and so do
+// short rows whose length is a multiple of 4 (a thread a row would meet its
+// neighbours in one shared-memory bank), rows longer than 64 and rows whose
+// inputs hold more than 64 values a thread.
 TEST(RowScheduleTest, RowsThatVectorsFitAreNotStaged) {
   struct Case {
     RowOp op;
