@@ -14,8 +14,8 @@ seeded torch tensors passed to kiln as .npy in the io folder, /dev/shm by defaul
 phase filled, measures the copy ceiling and a copy of the case's own bytes, runs and times, and
 saves a checked case's outputs as .npy in the io folder), "check" (kiln's saved outputs against the
 torch function's), "builtin" (the eager op's CUDA-event median), "compile" (torch.compile's first
-call: a cache hit after the warm phase), "compile timing". Inputs over check_max elements are timed, not checked:
-torch and kiln then each make their own and no tensor goes through files. Relative L2 error at
+call: a cache hit after the warm phase), "compile timing". Inputs over check_max elements are timed,
+not checked: torch and kiln then each make their own and no tensor goes through files. Relative L2 error at
 most 1e-4 for f32 and 2e-2 for bf16/f16.
 """
 
@@ -126,7 +126,8 @@ def _fractions(result: dict) -> None:
         if us:
             result[f"{variant}_fraction_of_copy"] = result["bytes"] / (us * 1e-6) / copy_bps
     if result.get("same_size_copy_gbps"):
-        # How near kiln comes to a copy moving its bytes: what a case of this size could reach at best.
+        # How near kiln comes to a copy moving its bytes, the reference for a case of this size (a
+        # reduction, which mostly reads, can pass it).
         result["kiln_fraction_of_same_size_copy"] = result["bytes"] / (result["kiln_us"] * 1e-6) / (
             result["same_size_copy_gbps"] * 1e9)
     peers = [result[k] for k in ("builtin_us", "compile_us") if result.get(k)]

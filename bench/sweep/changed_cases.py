@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
 import json
 import os
 import pathlib
@@ -36,6 +37,7 @@ from cases import all_cases  # noqa: E402
 NVCC_FLAGS = ["-ptx", "-arch=sm_90a", "-std=c++17", "-w"]
 
 
+@functools.cache
 def _nvcc() -> str:
     found = shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc"
     if not os.path.exists(found):

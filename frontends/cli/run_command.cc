@@ -66,7 +66,7 @@ absl::StatusOr<CopyRates> MeasureCopyRates(const Device& device, int64_t plan_by
     absl::StatusOr<double> us = MedianMicros(
         [&] {
           return CudaCall(device.driver().MemcpyDtoDAsync(dst->ptr(), src->ptr(), bytes, nullptr),
-                          "cuMemcpyDtoDAsync", "copy ceiling");
+                          "cuMemcpyDtoDAsync", "copy rates");
         },
         /*samples=*/20, /*warmup=*/3, nullptr);
     if (!us.ok()) return us.status();
