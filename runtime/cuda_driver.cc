@@ -89,6 +89,10 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   if (void* symbol = dlsym(handle, KILN_CUDA_SYMBOL(cuLaunchKernelEx))) {
     d->LaunchKernelEx = reinterpret_cast<decltype(d->LaunchKernelEx)>(symbol);
   }
+  // Optional: only the residency of cluster kernels needs it (CUDA 12.0+).
+  if (void* symbol = dlsym(handle, KILN_CUDA_SYMBOL(cuOccupancyMaxActiveClusters))) {
+    d->OccupancyMaxActiveClusters = reinterpret_cast<decltype(d->OccupancyMaxActiveClusters)>(symbol);
+  }
   // Optional: only kernels that read through TMA need it (CUDA 12.0+).
   if (void* symbol = dlsym(handle, KILN_CUDA_SYMBOL(cuTensorMapEncodeTiled))) {
     d->TensorMapEncodeTiled = reinterpret_cast<decltype(d->TensorMapEncodeTiled)>(symbol);

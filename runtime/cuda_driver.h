@@ -63,6 +63,8 @@ class CudaDriver {
   decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
   // Null when the driver predates CUDA 12.0; only cluster launches need it.
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
+  // Null when the driver predates CUDA 12.0; only residency reports need it.
+  decltype(&::cuOccupancyMaxActiveClusters) OccupancyMaxActiveClusters = nullptr;
   // Null when the driver predates CUDA 12.0; only TMA descriptors need it.
   decltype(&::cuTensorMapEncodeTiled) TensorMapEncodeTiled = nullptr;
   // CUDA graphs (runtime/graph_replay.h). Null when the driver lacks any of

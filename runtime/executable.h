@@ -102,8 +102,10 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
-  // Per kernel, what compiling it decided beyond the plan: empty, or the
-  // launch bound tuning chose and what it timed (runtime/launch_bound_tuner.h).
+  // Per kernel, what compiling and loading it found beyond the plan: empty,
+  // or the launch bound tuning chose and what it timed
+  // (runtime/launch_bound_tuner.h), and for a cluster kernel how many of its
+  // clusters fit on the GPU at once (runtime/cluster_residency.h).
   const std::vector<std::string>& compile_notes() const { return compile_notes_; }
   // What tuning decided, one entry per matmul kernel it chose a config for.
   const std::vector<TuningReport>& tuning() const { return tuning_; }

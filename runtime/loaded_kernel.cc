@@ -72,29 +72,11 @@ absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadedKernel::Load(absl::string_vi
 
 LoadedKernel::~LoadedKernel() { driver_->ModuleUnload(module_); }
 
-absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstream stream) const {
-  if (absl::Status s = ValidateLaunchConfig(config, name_); !s.ok()) return s;
-  // Launching is a hot path: the error context is built only on failure.
-  auto where = [&] { return absl::StrCat("kernel ", name_); };
-  if (config.shared_bytes > shared_limit_.load()) {
-    const CUresult result = driver_->FuncSetAttribute(
-        function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(config.shared_bytes));
-    if (result != CUDA_SUCCESS) return CudaCall(result, "cuFuncSetAttribute", where());
-    shared_limit_.store(config.shared_bytes);
-  }
-  if (config.cluster_x == 1) {
-    const CUresult result = driver_->LaunchKernel(function_, config.grid[0], config.grid[1], config.grid[2],
-                                                  config.block[0], config.block[1], config.block[2],
-                                                  config.shared_bytes, stream, args, nullptr);
-    return result == CUDA_SUCCESS ? absl::OkStatus() : CudaCall(result, "cuLaunchKernel", where());
-  }
-  if (driver_->LaunchKernelEx == nullptr) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        where(),
-        ": a thread-block cluster launch needs cuLaunchKernelEx, which this CUDA driver "
-        "lacks (CUDA 12.0 or newer has it)"));
-  }
-  CUlaunchAttribute cluster = {};
+namespace {
+
+// The cuLaunchKernelEx form of `config`, its cluster size in `cluster`.
+CUlaunchConfig ClusterLaunchConfig(const LaunchConfig& config, CUstream stream, CUlaunchAttribute& cluster) {
+  cluster = {};
   cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   cluster.value.clusterDim.x = config.cluster_x;
   cluster.value.clusterDim.y = 1;
@@ -110,8 +92,66 @@ absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstr
   launch.hStream = stream;
   launch.attrs = &cluster;
   launch.numAttrs = 1;
+  return launch;
+}
+
+}  // namespace
+
+absl::Status LoadedKernel::AllowSharedBytes(unsigned shared_bytes) const {
+  if (shared_bytes <= shared_limit_.load()) return absl::OkStatus();
+  const CUresult result =
+      driver_->FuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(shared_bytes));
+  if (result != CUDA_SUCCESS) return CudaCall(result, "cuFuncSetAttribute", absl::StrCat("kernel ", name_));
+  shared_limit_.store(shared_bytes);
+  return absl::OkStatus();
+}
+
+absl::Status LoadedKernel::Launch(const LaunchConfig& config, void** args, CUstream stream) const {
+  if (absl::Status s = ValidateLaunchConfig(config, name_); !s.ok()) return s;
+  // Launching is a hot path: the error context is built only on failure.
+  auto where = [&] { return absl::StrCat("kernel ", name_); };
+  if (absl::Status s = AllowSharedBytes(config.shared_bytes); !s.ok()) return s;
+  if (config.cluster_x == 1) {
+    const CUresult result = driver_->LaunchKernel(function_, config.grid[0], config.grid[1], config.grid[2],
+                                                  config.block[0], config.block[1], config.block[2],
+                                                  config.shared_bytes, stream, args, nullptr);
+    return result == CUDA_SUCCESS ? absl::OkStatus() : CudaCall(result, "cuLaunchKernel", where());
+  }
+  if (driver_->LaunchKernelEx == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        where(),
+        ": a thread-block cluster launch needs cuLaunchKernelEx, which this CUDA driver "
+        "lacks (CUDA 12.0 or newer has it)"));
+  }
+  CUlaunchAttribute cluster;
+  const CUlaunchConfig launch = ClusterLaunchConfig(config, stream, cluster);
   const CUresult result = driver_->LaunchKernelEx(&launch, function_, args, nullptr);
   return result == CUDA_SUCCESS ? absl::OkStatus() : CudaCall(result, "cuLaunchKernelEx", where());
+}
+
+absl::StatusOr<int> LoadedKernel::ResidentClusters(const LaunchConfig& config) const {
+  if (absl::Status s = ValidateLaunchConfig(config, name_); !s.ok()) return s;
+  const std::string where = absl::StrCat("kernel ", name_);
+  if (config.cluster_x < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": resident clusters asked of a launch without clusters"));
+  }
+  if (driver_->OccupancyMaxActiveClusters == nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(where, ": counting resident clusters needs cuOccupancyMaxActiveClusters, which this CUDA "
+                            "driver lacks (CUDA 12.0 or newer has it)"));
+  }
+  // The count depends on the block's shared memory, so the limit a launch
+  // would raise is raised first.
+  if (absl::Status s = AllowSharedBytes(config.shared_bytes); !s.ok()) return s;
+  CUlaunchAttribute cluster;
+  const CUlaunchConfig launch = ClusterLaunchConfig(config, nullptr, cluster);
+  int clusters = 0;
+  if (absl::Status s = CudaCall(driver_->OccupancyMaxActiveClusters(&clusters, function_, &launch),
+                                "cuOccupancyMaxActiveClusters", where);
+      !s.ok()) {
+    return s;
+  }
+  return clusters;
 }
 
 absl::StatusOr<int> LoadedKernel::Attribute(CUfunction_attribute attribute) const {

@@ -62,6 +62,13 @@ class LoadedKernel {
   // FailedPreconditionError on a driver without it.
   absl::Status Launch(const LaunchConfig& config, void** args, CUstream stream = nullptr) const;
 
+  // How many clusters of `config` (cluster_x > 1, else InvalidArgumentError)
+  // the GPU holds at once. A cluster's blocks share one GPC, so this can be
+  // fewer than the SMs' block slots divided by the cluster size; a grid of
+  // more clusters runs in waves. FailedPreconditionError on a driver
+  // without cuOccupancyMaxActiveClusters.
+  absl::StatusOr<int> ResidentClusters(const LaunchConfig& config) const;
+
   // Registers per thread, for reports.
   absl::StatusOr<int> RegisterCount() const;
   // Local memory per thread: what ptxas spilled, since generated kernels keep
@@ -73,6 +80,9 @@ class LoadedKernel {
 
  private:
   absl::StatusOr<int> Attribute(CUfunction_attribute attribute) const;
+  // Raises the function's dynamic shared memory limit to `shared_bytes`
+  // where it is lower.
+  absl::Status AllowSharedBytes(unsigned shared_bytes) const;
 
   LoadedKernel(const CudaDriver* driver, std::string name, CUmodule module, CUfunction function,
                unsigned dynamic_shared_limit)

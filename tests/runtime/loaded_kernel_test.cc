@@ -25,6 +25,7 @@ using runtime_testing::BigSharedSource;
 using runtime_testing::ClusterIdsSource;
 using runtime_testing::GpuTest;
 using runtime_testing::SaxpySource;
+using ::testing::HasSubstr;
 
 TEST(ValidateLaunchConfigTest, AcceptsAPlainLaunchAndWholeClusters) {
   EXPECT_TRUE(ValidateLaunchConfig(LaunchConfig{}, "k").ok());
@@ -148,6 +149,25 @@ TEST_F(LoadedKernelGpuTest, ClusterLaunchGroupsBlocksInPairs) {
     // Block b is rank b % 2 of a cluster of 2.
     EXPECT_EQ(got[b], 100 * b + 10 * (b % 2) + 2) << "block " << b;
   }
+}
+
+TEST_F(LoadedKernelGpuTest, ResidentClustersFitTheBlockSlots) {
+  if (!device_->info().supports_clusters) GTEST_SKIP() << "device has no thread-block clusters";
+  std::unique_ptr<LoadedKernel> kernel = LoadOrDie(ClusterIdsSource(), "cluster_ids");
+  ASSERT_NE(kernel, nullptr);
+  const DeviceInfo& info = device_->info();
+  // Blocks of 1024 threads: an SM holds max_threads_per_sm / 1024 of them.
+  const int slots = info.sm_count * (info.max_threads_per_sm / 1024);
+  for (unsigned cluster : {2u, 8u}) {
+    absl::StatusOr<int> resident =
+        kernel->ResidentClusters({.grid = {cluster * 64, 1, 1}, .block = {1024, 1, 1}, .cluster_x = cluster});
+    ASSERT_TRUE(resident.ok()) << resident.status();
+    EXPECT_GT(*resident, 0) << "clusters of " << cluster;
+    EXPECT_LE(*resident, slots / static_cast<int>(cluster)) << "clusters of " << cluster;
+  }
+  absl::StatusOr<int> plain = kernel->ResidentClusters({.grid = {64, 1, 1}, .block = {1024, 1, 1}});
+  EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(plain.status().message(), HasSubstr("cluster_ids"));
 }
 
 TEST_F(LoadedKernelGpuTest, LargeDynamicSharedMemoryIsOptedInto) {

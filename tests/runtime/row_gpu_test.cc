@@ -168,14 +168,18 @@ std::pair<int, int> KeptAndFastestAsk(const std::string& note) {
 // asks and keeps the fastest; which one that is depends on the kernel (with
 // cluster barriers the spilling ask took 1.4x the time of 3 blocks, with the
 // st.async exchange it was kept). The kernel matches the reference either
-// way. Without tuning the plan's ask stays.
+// way. Without tuning the plan's ask stays. Either way the note ends with how
+// many of its clusters of 4 fit on the GPU at once.
 TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   const Graph graph = SweepRowGraph(RowOp::kLayerNorm, DType::kF16, 1335, 50257);
   KernelCache cache({.use_disk = false});
   absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {});
   ASSERT_TRUE(exe.ok()) << exe.status();
   ASSERT_EQ((*exe)->compile_notes().size(), 1u);
-  const std::string& note = (*exe)->compile_notes()[0];
+  const std::vector<std::string> notes = absl::StrSplit((*exe)->compile_notes()[0], "; ");
+  ASSERT_EQ(notes.size(), 2u) << (*exe)->compile_notes()[0];
+  const std::string& note = notes[0];
+  EXPECT_TRUE(absl::StartsWith(notes[1], "clusters of 4 blocks: ")) << notes[1];
   EXPECT_TRUE(absl::StartsWith(note, "launch bound tuned to ")) << note;
   EXPECT_TRUE(absl::StrContains(note, ": 4 ")) << note;
   EXPECT_TRUE(absl::StrContains(note, "(spilled ")) << note;
@@ -188,7 +192,8 @@ TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   absl::StatusOr<std::unique_ptr<Executable>> untuned =
       Executable::Compile(graph, device(), cache, {.autotune = false});
   ASSERT_TRUE(untuned.ok()) << untuned.status();
-  EXPECT_EQ((*untuned)->compile_notes()[0], "");
+  const std::string& untuned_note = (*untuned)->compile_notes()[0];
+  EXPECT_TRUE(absl::StartsWith(untuned_note, "clusters of 4 blocks: ")) << untuned_note;
   EXPECT_EQ((*untuned)->kernels()[0].min_blocks_per_sm, 4);
 }
 

@@ -1,7 +1,8 @@
 #!/bin/bash
-# Call 1 (s22): main at 870def4: the CLI's GPU tests, kiln run on three graphs (one of them the
-# broadcast-only rows of the 58ff4a0 planner fix), then the sweep's 316 cases whose kernels changed
-# since s15 (../../2026-12-06-h100-s21/changed_cases.txt), for the time left.
+# Call 1 (s22): main with the clusters' residency note: the CLI's and the residency's GPU tests,
+# kiln run on four graphs (one of them the broadcast-only rows of the 58ff4a0 planner fix), then
+# the sweep's 316 cases whose kernels changed since s15 (../../2026-12-06-h100-s21/changed_cases.txt),
+# for the time left.
 # .gpu/state/sweep.json is s15's sweep.json without those cases, so --skip-done leaves the rest to
 # their s15 entries. The sweep's state stays in /tmp/ds for the next call on this machine.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
@@ -11,6 +12,9 @@ cap=${1:-560}
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv > $OUT/gpu.txt
 KILN_CACHE_DIR=/tmp/kc-t timeout 90 .gpu/run frontends_test --gtest_filter='RunCliGpuTest.*' 2>&1 \
   | grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) |Failure" > $OUT/tests.log
+KILN_CACHE_DIR=/tmp/kc-t timeout 120 .gpu/run runtime_test \
+  --gtest_filter='LoadedKernelGpuTest.*:ClusterWaves*:RowGpuTest.ALaunchBoundThatSpillsIsTuned' 2>&1 \
+  | grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) |Failure|clusters of" >> $OUT/tests.log
 echo "tests done $(( $(date +%s) - start ))s" >> $OUT/tests.log
 for g in .gpu/graphs/*.textproto; do
   KILN_CACHE_DIR=/tmp/kc-t timeout 30 .gpu/run kiln run $g --iters=30 > $OUT/run_$(basename $g .textproto).txt 2>&1
