@@ -10,6 +10,8 @@ start=$(date +%s)
 # The first argument caps the call (seconds), for when less device time is left than a full call.
 cap=${1:-560}
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv > $OUT/gpu.txt
+# The clusters the GPU holds at once (bench/probes/cluster_residency.cu, built here with nvcc).
+.gpu/bin/cluster_residency > $OUT/cluster_residency.txt 2>&1
 KILN_CACHE_DIR=/tmp/kc-t timeout 90 .gpu/run frontends_test --gtest_filter='RunCliGpuTest.*' 2>&1 \
   | grep -E "^\[ +(OK|FAILED|PASSED|SKIPPED) |Failure" > $OUT/tests.log
 KILN_CACHE_DIR=/tmp/kc-t timeout 120 .gpu/run runtime_test \
