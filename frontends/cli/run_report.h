@@ -36,7 +36,8 @@ struct RunFigures {
   // from ("heuristic", "--matmul-tile", "tuned", "tuning cache"); else empty.
   std::string matmul_config;
   std::string matmul_config_source;
-  // What compiling the kernel decided beyond the plan (Executable::compile_notes); empty for most.
+  // What compiling and loading the kernel found beyond the plan (Executable::compile_notes): a tuned
+  // launch bound, a cluster kernel's resident clusters; empty for most.
   std::string compile_note;
 };
 
