@@ -1,5 +1,5 @@
 #!/bin/bash
-# Call 3 (s22): why the rows split over clusters miss their same-size copy. Each case under
+# Call 3 (s22; run before call 1's sweep on the first machine): why the rows split over clusters miss their same-size copy. Each case under
 # kiln's clusters of 8, under --max-cluster-blocks=4 and 2, and (the streamed ones) under
 # kiln_t512, main with blocks of 512 threads instead of 1024 for a streamed reduction's clusters;
 # then ncu's launch, occupancy, memory and warp-state sections of kiln's kernels.
@@ -18,8 +18,8 @@ for g in .gpu/graphs3/*.textproto; do
   done
 done
 echo "variants done $(( $(date +%s) - start ))s" > $OUT/call3.log
-for g in .gpu/graphs3/*.textproto; do
-  c=$(basename $g .textproto)
+for c in logsumexp_32x2097152_bf16 layernorm_32x2097152_bf16 layernorm_523x128256_bf16; do
+  g=.gpu/graphs3/$c.textproto
   KILN_CACHE_DIR=/tmp/kc3 timeout 90 ncu --section SpeedOfLight --section LaunchStats --section Occupancy \
     --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:f0_ -c 1 \
     .gpu/run kiln run $g --iters=1 --no-check > $OUT/ncu/$c.txt 2>&1
