@@ -1,8 +1,9 @@
 #!/bin/bash
-# Call 3 (s22; run before call 1's sweep on the first machine): why the rows split over clusters miss their same-size copy. Each case under
-# kiln's clusters of 8, under --max-cluster-blocks=4 and 2, and (the streamed ones) under
-# kiln_t512, main with blocks of 512 threads instead of 1024 for a streamed reduction's clusters;
-# then ncu's launch, occupancy, memory and warp-state sections of kiln's kernels.
+# Call 3 (s22; on the first machine, before call 1's sweep): why the rows split over clusters miss
+# their same-size copy. Each case under kiln's clusters of 8, under --max-cluster-blocks=4 and 2,
+# and (the streamed ones) under kiln_t512, main with blocks of 512 threads instead of 1024 for a
+# streamed reduction's clusters; then ncu's launch, occupancy, memory and warp-state sections of
+# kiln's kernels.
 export PATH=/usr/local/cuda/bin:$PATH
 start=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/gpu3.txt
