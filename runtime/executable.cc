@@ -79,16 +79,14 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
     config.grid[0] = tuned->generated.launch.grid;
     config.block[0] = tuned->generated.launch.block;
     config.shared_bytes = tuned->generated.launch.shared_bytes;
-    absl::StatusOr<std::string> residency =
-        ClusterResidencyNote(*tuned->loaded, config, tuned->generated.launch.cluster);
-    if (!residency.ok()) return residency.status();
+    const std::string residency = ClusterResidencyNote(*tuned->loaded, config, tuned->generated.launch.cluster);
     // A cluster size is declared in the kernel source (__cluster_dims__), so a
     // plain launch forms the clusters.
     exe->launch_.push_back(config);
     exe->generated_.push_back(std::move(tuned->generated));
-    exe->compile_notes_.push_back(tuned->note.empty() || residency->empty()
-                                      ? absl::StrCat(tuned->note, *residency)
-                                      : absl::StrCat(tuned->note, "; ", *residency));
+    exe->compile_notes_.push_back(tuned->note.empty() || residency.empty()
+                                      ? absl::StrCat(tuned->note, residency)
+                                      : absl::StrCat(tuned->note, "; ", residency));
     exe->loaded_.push_back(std::move(tuned->loaded));
   }
   exe->graph_inputs_ = g.inputs();
