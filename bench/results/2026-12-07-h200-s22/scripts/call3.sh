@@ -3,7 +3,8 @@
 # their same-size copy. Each case under kiln's clusters of 8, under --max-cluster-blocks=4 and 2,
 # and (the streamed ones) under kiln_t512, main with blocks of 512 threads instead of 1024 for a
 # streamed reduction's clusters; then ncu's launch, occupancy, memory and warp-state sections of
-# kiln's kernels.
+# kiln's kernels. kiln_t512 is main built with kiln_t512.patch (apply it by hand: one line of
+# fusion/row_schedule.cc), copied into .gpu/bin beside the bundle's kiln.
 export PATH=/usr/local/cuda/bin:$PATH
 start=$(date +%s)
 nvidia-smi --query-gpu=name,memory.total --format=csv > $OUT/gpu3.txt
