@@ -82,6 +82,12 @@ std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLim
                     rows[last].ask, " and keeps the fastest\n");
   }
   for (const ResourceRow& r : rows) {
+    if (r.tuned || r.launch.cluster < 2) continue;
+    absl::StrAppend(&out, r.kernel, " runs in clusters of ", r.launch.cluster,
+                    " blocks: its waves count the SMs' block slots, but a cluster's blocks share one GPC, so fewer "
+                    "clusters may fit at once; kiln run counts those that do\n");
+  }
+  for (const ResourceRow& r : rows) {
     if (r.occupancy.blocks == 0) {
       absl::StrAppend(&out, r.kernel, " cannot launch: one block needs more ", OccupancyLimitNames(r.occupancy),
                       " than an SM has\n");

@@ -114,7 +114,8 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
 
 // --resources compiles the fused kernels with NVRTC on this GPU-less machine:
 // ptxas's registers for each, and for a layernorm whose launch bound asks for
-// four blocks of 512 threads an SM, the asks the runtime would time.
+// four blocks of 512 threads an SM, the asks the runtime would time. Its
+// clusters of 4 get a line on what the waves leave out.
 TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
   const std::string layernorm = Write("layernorm.textproto", R"pb(
     format_version: 1
@@ -157,6 +158,9 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
                                                                planned->registers, " +", planned->stack_bytes, " B +",
                                                                planned->spill_store_bytes, "/",
                                                                planned->spill_load_bytes, " B +36,880 B +")));
+  EXPECT_THAT(table.out, HasSubstr("\nf0_row_reduction runs in clusters of 4 blocks: its waves count the SMs' block "
+                                   "slots, but a cluster's blocks share one GPC, so fewer clusters may fit at once; "
+                                   "kiln run counts those that do\n"));
   if (planned->stack_bytes > 0) {
     EXPECT_THAT(table.out, HasSubstr(absl::StrCat("f0_row_reduction keeps ", planned->stack_bytes,
                                                   " B a thread in local memory at the 4 blocks an SM its launch bound "
