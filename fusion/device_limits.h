@@ -8,10 +8,30 @@
 #ifndef KILN_FUSION_DEVICE_LIMITS_H_
 #define KILN_FUSION_DEVICE_LIMITS_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 
 namespace kiln {
+
+// Clusters the GPU holds at once, by cluster size and blocks an SM. A
+// cluster's blocks share one GPC, and a GPC whose SMs leave block slots over
+// holds one cluster fewer than its slots suggest: an H100 holds 30 clusters
+// of 8 blocks at two blocks an SM, not the 33 its 264 slots would.
+struct ClusterResidency {
+  static constexpr int kSizes = 3;             // clusters of 2, 4 and 8 blocks
+  static constexpr int kMaxBlocksPerSm = 4;    // 1 to 4 blocks an SM
+  // clusters[i][b - 1]: clusters of 2 << i blocks at b blocks an SM; 0 where
+  // not known.
+  std::array<std::array<int, kMaxBlocksPerSm>, kSizes> clusters{};
+
+  // The count, or 0 where the table has no entry for the pair.
+  int At(int cluster_blocks, int blocks_per_sm) const;
+};
+
+// cudaOccupancyMaxActiveClusters on an H100 SXM (s23,
+// bench/probes/cluster_residency.cu): what planning assumes with no GPU.
+ClusterResidency H100ClusterResidency();
 
 struct DeviceLimits {
   int sm_count = 132;
@@ -35,6 +55,8 @@ struct DeviceLimits {
   double tensor_flops_per_second = 790e12;  // dense bf16/f16 matrix rate, measured
   // Compute capability, major * 10 + minor: 90 has Hopper's wgmma and TMA.
   int compute_capability = 90;
+  // Measured by a runtime with a device; with none, an H100's.
+  ClusterResidency cluster_residency = H100ClusterResidency();
 
   // Values one thread may keep in registers for a persistent row: enough to
   // hold a long row while leaving registers for the arithmetic around it.
@@ -54,6 +76,11 @@ struct DeviceLimits {
   // wgmma and setmaxnreg exist on compute capability 9.0 alone, and only in
   // code built for its architecture-specific target, sm_90a.
   bool HasWgmma() const { return compute_capability == 90; }
+
+  // Clusters of `cluster_blocks` blocks the GPU holds at once at
+  // `blocks_per_sm` blocks an SM: the measured count, else the SMs' block
+  // slots divided by the cluster size, which can overstate it.
+  int64_t ResidentClusters(int cluster_blocks, int blocks_per_sm) const;
   // The architecture NVRTC compiles for (see CompileArch).
   std::string Arch() const;
 };

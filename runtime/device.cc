@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "fusion/device_limits.h"
+#include "runtime/cluster_residency.h"
 #include "runtime/cuda_driver.h"
 
 namespace kiln {
@@ -98,6 +99,12 @@ absl::StatusOr<std::unique_ptr<Device>> Device::Open(int ordinal) {
   info.supports_clusters = attribute(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, "clusters") != 0;
   if (!status.ok()) return status;
   if (absl::Status s = device->Activate(); !s.ok()) return s;
+  if (info.supports_clusters) {
+    absl::StatusOr<ClusterResidency> residency = MeasureClusterResidency(info.shared_memory_per_sm);
+    // Planning then divides the block slots by the cluster size instead, and
+    // each cluster kernel's run note still counts its own.
+    if (residency.ok()) info.cluster_residency = *residency;
+  }
   return device;
 }
 

@@ -20,6 +20,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "fusion/device_limits.h"
 #include "runtime/cuda_driver.h"
 
 namespace kiln {
@@ -36,6 +37,9 @@ struct DeviceInfo {
   int max_threads_per_sm = 0;
   int max_threads_per_block = 0;
   bool supports_clusters = false;  // thread-block clusters (sm_90+)
+  // Counted by the driver at Open (MeasureClusterResidency); all 0 without
+  // clusters or where the driver cannot count them.
+  ClusterResidency cluster_residency;
 
   // The architecture NVRTC compiles for: "sm_90a" (CompileArch).
   std::string Arch() const;

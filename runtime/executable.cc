@@ -27,6 +27,7 @@ DeviceLimits DeviceLimitsOf(const DeviceInfo& info) {
   limits.supports_clusters = info.supports_clusters;
   limits.shared_bytes_per_block = info.shared_memory_per_block_optin;
   limits.compute_capability = info.sm_major * 10 + info.sm_minor;
+  limits.cluster_residency = info.cluster_residency;
   return limits;
 }
 

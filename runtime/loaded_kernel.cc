@@ -8,6 +8,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "runtime/cuda_driver.h"
@@ -39,13 +41,27 @@ absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadedKernel::Load(absl::string_vi
     return absl::InvalidArgumentError(
         absl::StrCat("kernel ", function, ": the image to load is not a cubin (no ELF header)"));
   }
+  return LoadImage(cubin.data(), function);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadedKernel::LoadPtx(const std::string& ptx,
+                                                                    const std::string& function) {
+  if (!absl::StartsWith(absl::StripLeadingAsciiWhitespace(ptx), ".version")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel ", function, ": the PTX to load does not begin with a .version directive"));
+  }
+  return LoadImage(ptx.c_str(), function);
+}
+
+absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadedKernel::LoadImage(const void* image,
+                                                                      const std::string& function) {
   absl::StatusOr<const CudaDriver*> loaded = CudaDriver::Get();
   if (!loaded.ok()) return loaded.status();
   const CudaDriver& driver = **loaded;
   const std::string where = absl::StrCat("kernel ", function);
   CUmodule module = nullptr;
   if (absl::Status s =
-          CudaCall(driver.ModuleLoadData(&module, cubin.data()), "cuModuleLoadData", where);
+          CudaCall(driver.ModuleLoadData(&module, image), "cuModuleLoadData", where);
       !s.ok()) {
     return s;
   }

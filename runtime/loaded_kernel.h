@@ -50,6 +50,9 @@ class LoadedKernel {
   // kernel's extern "C" name.
   static absl::StatusOr<std::unique_ptr<LoadedKernel>> Load(absl::string_view cubin,
                                                             const std::string& function);
+  // As Load, from PTX text (beginning with its ".version" directive), which
+  // the driver compiles for the device.
+  static absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadPtx(const std::string& ptx, const std::string& function);
 
   LoadedKernel(const LoadedKernel&) = delete;
   LoadedKernel& operator=(const LoadedKernel&) = delete;
@@ -79,6 +82,8 @@ class LoadedKernel {
   CUfunction function() const { return function_; }
 
  private:
+  // Loads `image`, a cubin or NUL-terminated PTX, and finds `function`.
+  static absl::StatusOr<std::unique_ptr<LoadedKernel>> LoadImage(const void* image, const std::string& function);
   absl::StatusOr<int> Attribute(CUfunction_attribute attribute) const;
   // Raises the function's dynamic shared memory limit to `shared_bytes`
   // where it is lower.

@@ -13,7 +13,11 @@ std::vector<const Flag*> DeviceFlags() {
 }
 
 DeviceLimits LimitsFromFlags(const FlagValues& flags, DeviceLimits base) {
-  if (flags.Has(kSmCount)) base.sm_count = static_cast<int>(flags.Int(kSmCount));
+  if (flags.Has(kSmCount)) {
+    base.sm_count = static_cast<int>(flags.Int(kSmCount));
+    // Another GPU's clusters: only its block slots are known.
+    base.cluster_residency = {};
+  }
   if (flags.Has(kBandwidthGbps)) base.hbm_bytes_per_second = flags.Number(kBandwidthGbps) * 1e9;
   if (flags.Has(kF32Tflops)) base.f32_flops_per_second = flags.Number(kF32Tflops) * 1e12;
   if (flags.Has(kTensorTflops)) base.tensor_flops_per_second = flags.Number(kTensorTflops) * 1e12;

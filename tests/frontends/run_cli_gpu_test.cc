@@ -69,7 +69,8 @@ TEST_F(RunCliGpuTest, TuneAheadOfTimeIsWhatRunUses) {
   const CliResult tuned = Kiln("tune " + graph, cache);
   ASSERT_EQ(tuned.status, 0) << tuned.err;
   EXPECT_THAT(tuned.out, ::testing::StartsWith("matmul_relu_4096x4096x4096_bf16 (fused plan) on "));
-  EXPECT_THAT(tuned.out, ::testing::MatchesRegex("(.|\n)*\nf0_matmul +[0-9x:a-z]+ +tuned +[1-9][0-9]* +[0-9.]+ "
+  // A config's flags are words joined by hyphens: "128x256x64:3:8:epilogue-warps".
+  EXPECT_THAT(tuned.out, ::testing::MatchesRegex("(.|\n)*\nf0_matmul +[0-9x:a-z-]+ +tuned +[1-9][0-9]* +[0-9.]+ "
                                                  "(.|\n)*"));
   EXPECT_THAT(tuned.err, HasSubstr("tuning f0_matmul (wgmma, [4096,4096]): "));
   const CliResult again = Kiln("tune " + graph, cache);

@@ -161,7 +161,10 @@ TEST(PlannerTest, RowSumAtBothShapes) {
   EXPECT_EQ(tall.fused.kernels[0].row().passes, 1);
   const Plans few = PlanBoth(*RowSum(DType::kF32, 64, 1048576));
   EXPECT_EQ(few.fused.kernels[0].row().strategy, RowStrategy::kClusterLooped);
-  EXPECT_EQ(few.fused.kernels[0].row().cluster_blocks, 8);
+  // An H100 holds 30 clusters of 8 blocks and 62 of 4 at two blocks of 1024
+  // threads an SM; four blocks of 512 threads an SM hold 124 clusters of 4.
+  EXPECT_EQ(few.fused.kernels[0].row().cluster_blocks, 4);
+  EXPECT_EQ(few.fused.kernels[0].row().threads, 512);
   EXPECT_EQ(few.fused.total.bytes(), (int64_t{64} * 1048576 + 64) * 4);
 }
 

@@ -344,5 +344,53 @@ TEST(RowScheduleTest, StreamedReductionsTakeAWarpPerRowBelowTwoThousandValues) {
   });
 }
 
+// Few rows split over clusters take the largest cluster, then the most
+// threads, whose clusters all fit on the GPU at once: an H100 (the table
+// with no GPU) holds 30 clusters of 8 blocks of 1024 threads, 62 of 512.
+TEST(RowScheduleTest, FewRowsTakeClustersThatAllFitAtOnce) {
+  ExpectRowPlans({
+      {RowOp::kLogSumExp, DType::kBF16, 32, 2097152, RowStrategy::kClusterLooped, 32, 512, 1,
+       "split (cluster per row, looped) x8, online softmax",
+       "single pass: row of 2097152 f32 = 8 MiB exceeds one block's on-chip budget of 128 KiB, but its max and sum "
+       "of exp join in one online pass; 32 rows cannot fill 132 SMs, so each row is split over a cluster of 8 "
+       "blocks of 512 threads (62 such clusters fit on the GPU at once)"},
+      {RowOp::kSum, DType::kF32, 128, 524288, RowStrategy::kClusterLooped, 32, 1024, 1,
+       "split (cluster per row, looped) x2",
+       "single pass: a reduction alone needs no row held on chip; 128 rows cannot fill 132 SMs, so each row is "
+       "split over a cluster of 2 blocks of 1024 threads (132 such clusters fit on the GPU at once)"},
+      // Two blocks of 512 threads an SM hold 30 clusters of 8, 62 of 4.
+      {RowOp::kLayerNorm, DType::kBF16, 32, 2097152, RowStrategy::kClusterLooped, 32, 512, 1,
+       "split (cluster per row, looped) x4, online moments, 2 passes",
+       "row of 2097152 f32 = 8 MiB exceeds the on-chip budget of a cluster, 1 MiB; looped over tiles, each row "
+       "split over a cluster of 4 blocks of 512 threads (62 such clusters fit on the GPU at once), 2 passes "
+       "(mean and variance in one pass)"},
+  });
+}
+
+// Where the counts are not known, the block slots bound them: 33 clusters of
+// 8 blocks of 1024 threads for 132 SMs.
+TEST(RowScheduleTest, UnknownResidencyFallsBackToTheBlockSlots) {
+  DeviceLimits limits;
+  limits.cluster_residency = {};
+  absl::StatusOr<Plan> plan = PlanFusion(SweepRowGraph(RowOp::kLogSumExp, DType::kBF16, 32, 2097152), limits);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const RowSchedule& row = plan->kernels[0].row();
+  EXPECT_EQ(row.cluster_blocks, 8);
+  EXPECT_EQ(row.threads, 1024);
+  EXPECT_THAT(row.reason, ::testing::EndsWith("(33 such clusters fit on the GPU at once)"));
+}
+
+// More rows than even the smallest clusters fit run in waves, and say so.
+TEST(RowScheduleTest, RowsBeyondEveryClusterSayTheyRunInWaves) {
+  DeviceLimits limits;
+  limits.cluster_residency.clusters[0] = {10, 20, 30, 40};  // clusters of 2
+  absl::StatusOr<Plan> plan = PlanFusion(SweepRowGraph(RowOp::kSum, DType::kF32, 128, 524288), limits);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const RowSchedule& row = plan->kernels[0].row();
+  EXPECT_EQ(row.cluster_blocks, 2);
+  EXPECT_EQ(row.threads, 512);
+  EXPECT_THAT(row.reason, ::testing::EndsWith("(40 such clusters fit on the GPU at once, so they run in waves)"));
+}
+
 }  // namespace
 }  // namespace kiln

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/device_buffer.h"
@@ -56,6 +57,13 @@ TEST(LoadedKernelTest, RefusesAnImageThatIsNotACubin) {
   EXPECT_EQ(kernel.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(kernel.status().message(),
             "kernel saxpy: the image to load is not a cubin (no ELF header)");
+}
+
+TEST(LoadedKernelTest, RefusesPtxWithoutAVersion) {
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = LoadedKernel::LoadPtx("\x7f" "ELF", "probe");
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_EQ(kernel.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(kernel.status().message(), "kernel probe: the PTX to load does not begin with a .version directive");
 }
 
 class LoadedKernelGpuTest : public GpuTest {
@@ -168,6 +176,25 @@ TEST_F(LoadedKernelGpuTest, ResidentClustersFitTheBlockSlots) {
   absl::StatusOr<int> plain = kernel->ResidentClusters({.grid = {64, 1, 1}, .block = {1024, 1, 1}});
   EXPECT_EQ(plain.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(plain.status().message(), HasSubstr("cluster_ids"));
+}
+
+// The device's table, counted at Open: no more clusters than the slots
+// allow, and never fewer for more blocks an SM or smaller clusters.
+TEST_F(LoadedKernelGpuTest, TheDeviceCountsItsResidentClusters) {
+  const DeviceInfo& info = device_->info();
+  if (!info.supports_clusters) GTEST_SKIP() << "device has no thread-block clusters";
+  const ClusterResidency& r = info.cluster_residency;
+  for (int cluster : {2, 4, 8}) {
+    for (int blocks = 1; blocks <= ClusterResidency::kMaxBlocksPerSm; ++blocks) {
+      SCOPED_TRACE(absl::StrCat(cluster, " blocks a cluster, ", blocks, " an SM"));
+      EXPECT_GT(r.At(cluster, blocks), 0);
+      EXPECT_LE(r.At(cluster, blocks), info.sm_count * blocks / cluster);
+      if (blocks > 1) EXPECT_GE(r.At(cluster, blocks), r.At(cluster, blocks - 1));
+      if (cluster > 2) EXPECT_GE(r.At(cluster / 2, blocks), r.At(cluster, blocks));
+    }
+  }
+  // Two blocks an SM hold a cluster of 2 on every SM.
+  EXPECT_EQ(r.At(2, 2), info.sm_count);
 }
 
 TEST_F(LoadedKernelGpuTest, LargeDynamicSharedMemoryIsOptedInto) {
