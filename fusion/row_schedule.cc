@@ -103,12 +103,12 @@ class RowScheduler {
   // One pass over rows that no later pass reads again; `why` says why no
   // row is held.
   void ScheduleStreamed(RowSchedule& s, const std::string& row, absl::string_view why) const;
-  // Few rows looped over a cluster each: sets the cluster size and threads
-  // (the first of `thread_counts` that fits, else the last) so that every
-  // row's cluster is resident at once where the GPU allows, at the blocks an
-  // SM the threads allow, or `blocks_per_sm` where it is set; returns the
+  // Few rows streamed over a cluster each: sets the cluster size, the
+  // largest that fits, and the threads, the first of `thread_counts` that
+  // fits, so that every row's cluster is resident at once at the blocks an
+  // SM the threads allow, where the GPU holds that many; returns the
   // reason's words for it.
-  std::string FitRowClusters(RowSchedule& s, std::initializer_list<int> thread_counts, int blocks_per_sm) const;
+  std::string FitRowClusters(RowSchedule& s, std::initializer_list<int> thread_counts) const;
   // Block and cluster persistent rows: the segment goes to shared memory
   // where it fits there, in the inputs' own types.
   void PlaceSegment(RowSchedule& s) const;
@@ -338,7 +338,7 @@ void RowScheduler::ScheduleStreamed(RowSchedule& s, const std::string& row, absl
     absl::StrAppend(&s.reason, ", one pass");
   } else if (few_rows && limits_.supports_clusters) {
     s.strategy = RowStrategy::kClusterLooped;
-    const std::string fit = FitRowClusters(s, {1024, 512}, 0);
+    const std::string fit = FitRowClusters(s, {1024, 512});
     s.reason = absl::StrCat("single pass: ", why, "; ", s.rows, " rows cannot fill ", limits_.sm_count,
                             " SMs, so each row is split over ", fit);
   } else {
@@ -412,31 +412,28 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, absl::string_
                             "; split over a cluster of ", s.cluster_blocks, " blocks");
     return;
   }
+  // Few rows keep clusters of 8 even where fewer fit at once than rows: these
+  // kernels' registers set their blocks an SM (layernorm's 55 a thread two,
+  // rmsnorm's and softmax's three), which planning does not know. On an H100
+  // the clusters that all fit gained for layernorm ([32, 2097152] bf16 193.0
+  // us over clusters of 8, 172.8 over 4) and lost for the others (rmsnorm
+  // [32, 2097152] f16 144.1 against 164.2, softmax bf16 151.3 against 159.5).
+  s.strategy = few_rows && limits_.supports_clusters ? RowStrategy::kClusterLooped : RowStrategy::kLooped;
+  s.cluster_blocks = s.strategy == RowStrategy::kClusterLooped ? limits_.max_cluster_blocks : 1;
+  s.threads = 512;
   s.reason = absl::StrCat(held, " exceeds the on-chip budget of ",
                           limits_.supports_clusters ? "a cluster, " : "a block, ",
                           Bytes(limits_.supports_clusters ? cluster_budget : block_budget),
                           "; looped over tiles");
-  s.threads = kClusterThreads;
-  if (few_rows && limits_.supports_clusters) {
-    s.strategy = RowStrategy::kClusterLooped;
-    // The passes' registers (layernorm's took 55 a thread) leave room for
-    // two blocks an SM, not the four the threads would allow.
-    absl::StrAppend(&s.reason, ", each row split over ", FitRowClusters(s, {kClusterThreads}, 2));
-  } else {
-    s.strategy = RowStrategy::kLooped;
-  }
 }
 
 // Few rows leave SMs idle while any row's cluster waits for a second wave:
 // on an H100, which holds 30 clusters of 8 blocks of 1024 threads, not the
-// 33 its block slots allow, logsumexp [32, 2097152] bf16 ran in 67.1 us;
-// with blocks of 512 threads, of which 62 such clusters fit, in 53.1 us.
-// Layernorm [32, 2097152] bf16 (two blocks of 512 threads an SM) ran in
-// 194.0 us over clusters of 8 blocks and 173.8 us over clusters of 4.
-std::string RowScheduler::FitRowClusters(RowSchedule& s, std::initializer_list<int> thread_counts,
-                                         int blocks_per_sm) const {
+// 33 its block slots allow, logsumexp [32, 2097152] bf16 ran in 66.3 us;
+// with blocks of 512 threads, of which 62 such clusters fit, in 51.1 us.
+std::string RowScheduler::FitRowClusters(RowSchedule& s, std::initializer_list<int> thread_counts) const {
   auto resident = [&](int cluster, int threads) {
-    return limits_.ResidentClusters(cluster, blocks_per_sm > 0 ? blocks_per_sm : limits_.max_threads_per_sm / threads);
+    return limits_.ResidentClusters(cluster, limits_.max_threads_per_sm / threads);
   };
   s.threads = *thread_counts.begin();
   s.cluster_blocks = limits_.max_cluster_blocks;

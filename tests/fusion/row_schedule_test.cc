@@ -344,7 +344,7 @@ TEST(RowScheduleTest, StreamedReductionsTakeAWarpPerRowBelowTwoThousandValues) {
   });
 }
 
-// Few rows split over clusters take the largest cluster, then the most
+// Few rows streamed over clusters take the largest cluster, then the most
 // threads, whose clusters all fit on the GPU at once: an H100 (the table
 // with no GPU) holds 30 clusters of 8 blocks of 1024 threads, 62 of 512.
 TEST(RowScheduleTest, FewRowsTakeClustersThatAllFitAtOnce) {
@@ -358,11 +358,11 @@ TEST(RowScheduleTest, FewRowsTakeClustersThatAllFitAtOnce) {
        "split (cluster per row, looped) x2",
        "single pass: a reduction alone needs no row held on chip; 128 rows cannot fill 132 SMs, so each row is "
        "split over a cluster of 2 blocks of 1024 threads (132 such clusters fit on the GPU at once)"},
-      // Two blocks of 512 threads an SM hold 30 clusters of 8, 62 of 4.
+      // Held rows' registers set their blocks an SM, which planning does not
+      // know: they keep clusters of 8.
       {RowOp::kLayerNorm, DType::kBF16, 32, 2097152, RowStrategy::kClusterLooped, 32, 512, 1,
-       "split (cluster per row, looped) x4, online moments, 2 passes",
-       "row of 2097152 f32 = 8 MiB exceeds the on-chip budget of a cluster, 1 MiB; looped over tiles, each row "
-       "split over a cluster of 4 blocks of 512 threads (62 such clusters fit on the GPU at once), 2 passes "
+       "split (cluster per row, looped) x8, online moments, 2 passes",
+       "row of 2097152 f32 = 8 MiB exceeds the on-chip budget of a cluster, 1 MiB; looped over tiles, 2 passes "
        "(mean and variance in one pass)"},
   });
 }
