@@ -55,7 +55,8 @@ struct DeviceLimits {
   double tensor_flops_per_second = 790e12;  // dense bf16/f16 matrix rate, measured
   // Compute capability, major * 10 + minor: 90 has Hopper's wgmma and TMA.
   int compute_capability = 90;
-  // Measured by a runtime with a device; with none, an H100's.
+  // Measured by a runtime with a device; with none, an H100's. Limits that
+  // describe another GPU clear it, leaving the block slots to bound clusters.
   ClusterResidency cluster_residency = H100ClusterResidency();
 
   // Values one thread may keep in registers for a persistent row: enough to

@@ -5,7 +5,7 @@
 // cluster fewer than the SMs' slots suggest: a grid sized to the slots can
 // spill a few clusters into a second wave that runs while most SMs idle.
 //
-//   absl::StatusOr<ClusterResidency> r = MeasureClusterResidency(info);  // r->At(8, 2): 30 on an H100
+//   absl::StatusOr<ClusterResidency> r = MeasureClusterResidency(info.shared_memory_per_sm);  // r->At(8, 2): 30 on an H100
 //   ClusterWavesText(32, 30, 8)  // "clusters of 8 blocks: 30 fit on the GPU at once, so the grid's 32 run in 2 waves"
 #ifndef KILN_RUNTIME_CLUSTER_RESIDENCY_H_
 #define KILN_RUNTIME_CLUSTER_RESIDENCY_H_
