@@ -28,11 +28,11 @@ absl::StatusOr<ClusterResidency> MeasureClusterResidency(int64_t shared_bytes_pe
   absl::StatusOr<std::unique_ptr<LoadedKernel>> probe = LoadedKernel::LoadPtx(kProbePtx, "kiln_cluster_probe");
   if (!probe.ok()) return probe.status();
   ClusterResidency residency;
-  for (int size = 0; size < ClusterResidency::kSizes; ++size) {
-    for (int blocks = 1; blocks <= ClusterResidency::kMaxBlocksPerSm; ++blocks) {
+  for (int blocks = 1; blocks <= ClusterResidency::kMaxBlocksPerSm; ++blocks) {
+    const int64_t shared = (shared_bytes_per_sm / blocks - DeviceLimits::kReservedSharedBytesPerBlock) /
+                           DeviceLimits::kSharedAllocationUnit * DeviceLimits::kSharedAllocationUnit;
+    for (int size = 0; size < ClusterResidency::kSizes; ++size) {
       const int cluster = 2 << size;
-      const int64_t shared = (shared_bytes_per_sm / blocks - DeviceLimits::kReservedSharedBytesPerBlock) /
-                             DeviceLimits::kSharedAllocationUnit * DeviceLimits::kSharedAllocationUnit;
       LaunchConfig config;
       config.grid[0] = static_cast<unsigned>(cluster * 1024);
       config.block[0] = 128;
