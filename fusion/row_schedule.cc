@@ -412,12 +412,11 @@ void RowScheduler::ChooseStrategy(RowSchedule& s, bool needs_hold, absl::string_
                             "; split over a cluster of ", s.cluster_blocks, " blocks");
     return;
   }
-  // Few rows keep clusters of 8 even where fewer fit at once than rows: these
-  // kernels' registers set their blocks an SM (layernorm's 55 a thread two,
-  // rmsnorm's and softmax's three), which planning does not know. On an H100
-  // the clusters that all fit gained for layernorm ([32, 2097152] bf16 193.0
-  // us over clusters of 8, 172.8 over 4) and lost for the others (rmsnorm
-  // [32, 2097152] f16 144.1 against 164.2, softmax bf16 151.3 against 159.5).
+  // Few rows take clusters of 8 here even where fewer fit at once than rows:
+  // these kernels' registers set their blocks an SM (two for layernorm and
+  // bf16 rmsnorm, three for f16 rmsnorm and softmax on an H100), which
+  // planning does not know.
+  // The runtime tunes the size of these clusters (runtime/row_cluster_tuner.h).
   s.strategy = few_rows && limits_.supports_clusters ? RowStrategy::kClusterLooped : RowStrategy::kLooped;
   s.cluster_blocks = s.strategy == RowStrategy::kClusterLooped ? limits_.max_cluster_blocks : 1;
   s.threads = 512;

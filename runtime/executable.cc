@@ -4,16 +4,16 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "codegen/kernel_codegen.h"
 #include "fusion/matmul_schedule.h"
 #include "fusion/op_class.h"
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
 #include "graph/tensor_bytes.h"
+#include "runtime/row_cluster_tuner.h"
 #include "runtime/cluster_residency.h"
 #include "runtime/event_series.h"
 #include "runtime/event_timer.h"
-#include "runtime/launch_bound_tuner.h"
+#include "runtime/kernel_timing.h"
 #include "runtime/memory_planner.h"
 #include "runtime/tensor_map.h"
 
@@ -68,21 +68,11 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   if (!constants.ok()) return constants.status();
   exe->constants_ = *std::move(constants);
   const Graph& g = exe->graph_;
-  const Plan& p = exe->plan_;
-
-  for (const Kernel& kernel : p.kernels) {
-    absl::StatusOr<GeneratedKernel> generated = GenerateKernel(g, kernel, limits);
-    if (!generated.ok()) return generated.status();
-    absl::StatusOr<TunedKernel> tuned = LoadWithTunedLaunchBound(g, *std::move(generated), device, cache,
-                                                                 limits.Arch(), options.autotune);
+  for (Kernel& kernel : exe->plan_.kernels) {
+    absl::StatusOr<TunedKernel> tuned = LoadWithTunedRowClusters(g, kernel, limits, device, cache, options.autotune);
     if (!tuned.ok()) return tuned.status();
-    LaunchConfig config;
-    config.grid[0] = tuned->generated.launch.grid;
-    config.block[0] = tuned->generated.launch.block;
-    config.shared_bytes = tuned->generated.launch.shared_bytes;
+    const LaunchConfig config = LaunchConfigOf(tuned->generated);
     const std::string residency = ClusterResidencyNote(*tuned->loaded, config, tuned->generated.launch.cluster);
-    // A cluster size is declared in the kernel source (__cluster_dims__), so a
-    // plain launch forms the clusters.
     exe->launch_.push_back(config);
     exe->generated_.push_back(std::move(tuned->generated));
     exe->compile_notes_.push_back(tuned->note.empty() || residency.empty()
@@ -90,6 +80,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
                                       : absl::StrCat(tuned->note, "; ", residency));
     exe->loaded_.push_back(std::move(tuned->loaded));
   }
+  const Plan& p = exe->plan_;
   exe->graph_inputs_ = g.inputs();
   std::vector<std::string> range_names;
   for (const Kernel& kernel : p.kernels) range_names.push_back(KernelRangeName(g, kernel));

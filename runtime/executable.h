@@ -64,8 +64,9 @@ struct ExecutableOptions {
   // instead of the planner's.
   std::optional<MatmulConfig> matmul_config;
   // Other matmul kernels take their config from tuning (runtime/autotuner.h):
-  // the tuning cache, or timing the candidates on first use of a key. false:
-  // the planner's heuristic choice, with no GPU timing.
+  // the tuning cache, or timing the candidates on first use of a key. Launch
+  // bounds that spill and the clusters of rows split over them are timed
+  // too. false: the planner's choices, with no GPU timing.
   bool autotune = true;
   TuningCache* tuning_cache = nullptr;  // null: the process's default cache
   TuningOptions tuning;                 // progress lines
@@ -104,8 +105,10 @@ class Executable {
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
   // Per kernel, what compiling and loading it found beyond the plan: empty,
   // or the launch bound tuning chose and what it timed
-  // (runtime/launch_bound_tuner.h), and for a cluster kernel how many of its
-  // clusters fit on the GPU at once (runtime/cluster_residency.h).
+  // (runtime/launch_bound_tuner.h), the cluster size tuning chose for rows
+  // split over clusters (runtime/row_cluster_tuner.h), and for a cluster
+  // kernel how many of its clusters fit on the GPU at once
+  // (runtime/cluster_residency.h).
   const std::vector<std::string>& compile_notes() const { return compile_notes_; }
   // What tuning decided, one entry per matmul kernel it chose a config for.
   const std::vector<TuningReport>& tuning() const { return tuning_; }

@@ -19,6 +19,14 @@ constexpr uint64_t kTuningSeed = 20261201;
 
 }  // namespace
 
+LaunchConfig LaunchConfigOf(const GeneratedKernel& generated) {
+  LaunchConfig config;
+  config.grid[0] = generated.launch.grid;
+  config.block[0] = generated.launch.block;
+  config.shared_bytes = generated.launch.shared_bytes;
+  return config;
+}
+
 absl::StatusOr<std::map<NodeId, DeviceBuffer>> TuningBuffers(const Graph& graph, const GeneratedKernel& generated,
                                                             const Device& device, KernelCache& cache) {
   std::map<NodeId, DeviceBuffer> buffers;
@@ -58,10 +66,7 @@ absl::StatusOr<double> TimeKernelAlone(const Device& device, const GeneratedKern
       args[i] = &maps[i];
     }
   }
-  LaunchConfig config;
-  config.grid[0] = generated.launch.grid;
-  config.block[0] = generated.launch.block;
-  config.shared_bytes = generated.launch.shared_bytes;
+  const LaunchConfig config = LaunchConfigOf(generated);
   auto launch = [&] { return loaded.Launch(config, args.data(), nullptr); };
   absl::StatusOr<double> first = MedianMicros(launch, 1, /*warmup=*/1, nullptr);
   if (!first.ok()) return first.status();

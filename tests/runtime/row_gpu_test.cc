@@ -197,6 +197,73 @@ TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   EXPECT_EQ((*untuned)->kernels()[0].min_blocks_per_sm, 4);
 }
 
+// The cluster sizes a row-cluster tuning note says it timed, with their
+// times, and the size it kept ("clusters tuned to 4 blocks for 100 rows: of
+// 8 blocks 30 fit on the GPU at once (4 waves) 96.2 us, of 4 blocks 62 (2
+// waves) 88.0 us"); kept -1 where the note does not read so.
+struct TimedClusters {
+  int kept = -1;
+  std::vector<std::pair<int, double>> timed;
+};
+TimedClusters ReadClusterTuning(absl::string_view note) {
+  TimedClusters r;
+  const std::vector<absl::string_view> head = absl::StrSplit(note, absl::MaxSplits(" blocks for ", 1));
+  if (head.size() != 2 || !absl::SimpleAtoi(absl::StripPrefix(head[0], "clusters tuned to "), &r.kept)) return {};
+  const std::vector<absl::string_view> list = absl::StrSplit(head[1], absl::MaxSplits(" rows: ", 1));
+  if (list.size() != 2) return {};
+  for (absl::string_view timed : absl::StrSplit(list[1], ", ")) {
+    const std::vector<absl::string_view> words = absl::StrSplit(timed, ' ');
+    int size = 0;
+    double us = 0;
+    if (words.size() < 4 || words[0] != "of" || words.back() != "us" || !absl::SimpleAtoi(words[1], &size) ||
+        !absl::SimpleAtod(words[words.size() - 2], &us)) {
+      return {};
+    }
+    r.timed.push_back({size, us});
+  }
+  return r;
+}
+
+// Held rows too long for a cluster loop over tiles in clusters of 8 blocks
+// of 512 threads. 100 of them need more than one wave of such clusters on any
+// GPU of 132 SMs (at most 66 fit at four blocks an SM), so tuning times the
+// halved sizes that save a wave and keeps the fastest: the plan and the
+// generated kernel take its size, and the kernel matches the reference.
+// Without tuning the planned 8 stays.
+TEST_F(RowGpuTest, ClustersOfHeldRowsThatRunInWavesAreTuned) {
+  const Graph graph = SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 100, 262147);
+  const DeviceLimits limits = DeviceLimitsOf(device().info());
+  Plan plan;
+  ASSERT_EQ(Schedule(graph, limits, plan).strategy, RowStrategy::kClusterLooped) << plan.kernels[0].Strategy();
+  ASSERT_EQ(plan.kernels[0].row().cluster_blocks, 8);
+  KernelCache cache({.use_disk = false});
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {});
+  ASSERT_TRUE(exe.ok()) << exe.status();
+  const std::string& notes = (*exe)->compile_notes()[0];
+  std::string tuning;
+  for (absl::string_view note : absl::StrSplit(notes, "; ")) {
+    if (absl::StartsWith(note, "clusters tuned to ")) tuning = std::string(note);
+  }
+  const TimedClusters read = ReadClusterTuning(tuning);
+  ASSERT_GE(read.timed.size(), 2u) << notes;
+  EXPECT_EQ(read.timed[0].first, 8) << notes;
+  std::pair<int, double> fastest = read.timed[0];
+  for (const auto& t : read.timed) {
+    if (t.second < fastest.second) fastest = t;
+  }
+  EXPECT_EQ(read.kept, fastest.first) << notes;
+  EXPECT_EQ((*exe)->plan().kernels[0].row().cluster_blocks, read.kept);
+  EXPECT_EQ((*exe)->kernels()[0].launch.cluster, static_cast<unsigned>(read.kept));
+  EXPECT_TRUE(absl::StrContains(notes, absl::StrCat("clusters of ", read.kept, " blocks: "))) << notes;
+  EXPECT_EQ(Check(graph, cache, 11, limits), "");
+
+  absl::StatusOr<std::unique_ptr<Executable>> untuned =
+      Executable::Compile(graph, device(), cache, {.autotune = false});
+  ASSERT_TRUE(untuned.ok()) << untuned.status();
+  EXPECT_EQ((*untuned)->plan().kernels[0].row().cluster_blocks, 8);
+  EXPECT_FALSE(absl::StrContains((*untuned)->compile_notes()[0], "clusters tuned")) << (*untuned)->compile_notes()[0];
+}
+
 // Rows whose length is not a multiple of the vector width: every residue
 // of 8 around 4096 (each of the 37 rows starts at another offset into its
 // first vector), in every float type and sweep op, on the device's own
