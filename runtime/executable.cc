@@ -9,12 +9,12 @@
 #include "fusion/planner.h"
 #include "fusion/traffic.h"
 #include "graph/tensor_bytes.h"
-#include "runtime/row_cluster_tuner.h"
 #include "runtime/cluster_residency.h"
 #include "runtime/event_series.h"
 #include "runtime/event_timer.h"
 #include "runtime/kernel_timing.h"
 #include "runtime/memory_planner.h"
+#include "runtime/row_cluster_tuner.h"
 #include "runtime/tensor_map.h"
 
 namespace kiln {

@@ -5,13 +5,15 @@
 // and a cluster's blocks share one GPC, so fewer clusters may fit at once
 // than there are rows: the rows beyond them run as a later wave while most
 // SMs idle. A smaller cluster saves waves, but leaves each SM fewer blocks,
-// so fewer loads in flight. Rows of 2097152, 32 of them, on an H100:
-//   layernorm bf16 (2 blocks an SM)  clusters of 8 (2 waves) 193.0 us, of 4 (1 wave) 172.8
-//   rmsnorm bf16 (2 blocks an SM)    of 8 (2 waves) 178.6 us, of 4 (1 wave) 163.1
-//   rmsnorm f16 (3 blocks an SM)     of 8 (1 wave) 144.1 us, of 4 (1 wave, 1 block an SM) 164.2
-// and rows of 1048576 f32, 64 of them (3 blocks an SM): rmsnorm of 8 (2
-// waves) 293.2 us, of 2 (1 wave) 311.2; softmax 286.5 and 282.6. Which side
-// wins depends on the kernel, so the sizes that save a wave are timed.
+// so fewer loads in flight. Timed on an H100 (s24), rows of 2097152, 32 of
+// them:
+//   layernorm bf16 (2 blocks an SM)  clusters of 8 (2 waves) 196.7 us, of 4 (1 wave) 173.2
+//   rmsnorm bf16 (2 blocks an SM)    of 8 (2 waves) 180.4 us, of 4 (1 wave) 163.6
+//   rmsnorm f16 (3 blocks an SM)     of 8 (1 wave) 144.1 us, of 4 (1 wave, 1 block an SM) 164.2 (s23)
+// and 128 rows of 524288:
+//   layernorm bf16  of 8 (5 waves) 153.8 us, of 4 (3 waves) 173.3, of 2 (1 wave) 147.1
+//   softmax bf16    of 8 (3 waves) 138.0 us, of 4 (2 waves) 143.6, of 2 (1 wave) 142.1
+// Fewer waves do not always win, so the sizes that save a wave are timed.
 //
 //   absl::StatusOr<TunedKernel> k = LoadWithTunedRowClusters(graph, plan.kernels[i], limits, device, cache, true);
 //   plan.kernels[i].row().cluster_blocks  // the size the loaded kernel was generated for
