@@ -5,7 +5,10 @@
 # - transpose10 [4093, 8191] bf16 (unaligned rows both ways) beside [16384, 8192] bf16 (aligned);
 # - layernorm [1335, 50257] and [523, 128256] bf16 (rows split over a cluster and held) beside
 #   rmsnorm of the same shapes, which reaches 0.86-0.90 of copy where layernorm reaches 0.73-0.78.
-# Results are tarred into $OUT.
+# Tuning launches the same kernel names before the run does, so a first ncu pass counts the f0_
+# launches with one metric, and the full set profiles the last of them, a launch of the run. (Under
+# ncu a tuner times profiled launches, so it may keep another variant than outside it.) Clocks are
+# left to the GPU (--clock-control none), as kiln run --measure does. Results are tarred into $OUT.
 export PATH=/usr/local/cuda/bin:$PATH
 cap=${1:-300}
 start=$(date +%s)
