@@ -41,9 +41,13 @@ absl::StatusOr<std::vector<ResourceRow>> PlanResources(const Graph& graph, const
   absl::StatusOr<std::vector<GeneratedKernel>> generated = GeneratePlan(graph, plan, limits);
   if (!generated.ok()) return generated.status();
   std::vector<ResourceRow> rows;
-  for (const GeneratedKernel& kernel : *generated) {
+  for (size_t k = 0; k < generated->size(); ++k) {
+    const GeneratedKernel& kernel = (*generated)[k];
     absl::StatusOr<ResourceRow> row = CompileResourceRow(kernel, limits);
     if (!row.ok()) return row.status();
+    const Kernel& planned = plan.kernels[k];
+    row->cluster_size_tuned =
+        planned.kind == KernelKind::kRowReduction && planned.row().strategy == RowStrategy::kClusterLooped;
     rows.push_back(*std::move(row));
     // The asks the launch-bound tuner times after the planner's: down to the
     // first that leaves no local memory, as the driver reports it there.
@@ -82,10 +86,20 @@ std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLim
                     rows[last].ask, " and keeps the fastest\n");
   }
   for (const ResourceRow& r : rows) {
-    if (r.tuned || r.launch.cluster < 2) continue;
-    absl::StrAppend(&out, r.kernel, " runs in clusters of ", r.launch.cluster,
-                    " blocks: its waves count the SMs' block slots, but a cluster's blocks share one GPC, so fewer "
-                    "clusters may fit at once; kiln run counts those that do\n");
+    if (r.tuned || r.launch.cluster < 2 || r.occupancy.blocks == 0) continue;
+    const int cluster = static_cast<int>(r.launch.cluster);
+    const int64_t resident = limits.ResidentClusters(cluster, r.occupancy.blocks);
+    const int64_t clusters = r.launch.grid / r.launch.cluster;
+    const int64_t waves = resident > 0 ? (clusters + resident - 1) / resident : 0;
+    absl::StrAppend(&out, r.kernel, " runs in clusters of ", cluster,
+                    " blocks, which share one GPC each, so fewer may fit at once than the SMs' block slots suggest: ",
+                    resident, " at ", r.occupancy.blocks, r.occupancy.blocks == 1 ? " block" : " blocks",
+                    " an SM by the counts planning takes, so its ", clusters, " clusters take ", waves,
+                    waves == 1 ? " wave" : " waves", "; kiln run counts the GPU's");
+    if (r.cluster_size_tuned && waves > 1) {
+      absl::StrAppend(&out, ", and as its rows loop over their parts it times halved clusters that save a wave");
+    }
+    absl::StrAppend(&out, "\n");
   }
   for (const ResourceRow& r : rows) {
     if (r.occupancy.blocks == 0) {

@@ -3,6 +3,10 @@
 // spills, shared memory), with the blocks an SM then holds, what limits them,
 // and the waves the grid takes. No GPU is needed.
 //
+// A cluster kernel gets a line with the clusters that fit at once at its
+// blocks an SM, by the counts planning takes (DeviceLimits::ResidentClusters),
+// and the waves its grid's clusters take.
+//
 // A kernel whose launch bound asks for several blocks an SM and keeps local
 // memory (spills) there gets a row for each ask the runtime's launch-bound
 // tuner would time (runtime/launch_bound_tuner.h): the planner's, then each
@@ -38,6 +42,10 @@ struct ResourceRow {
   KernelResources resources;
   Occupancy occupancy;
   double waves = 0;  // grid / (blocks an SM x SMs)
+  // Rows split over clusters and looped over their parts: kiln run times
+  // halved clusters where the rows need more than one wave
+  // (runtime/row_cluster_tuner.h).
+  bool cluster_size_tuned = false;
 };
 
 // `kernel` as generated (its planner's ask), compiled for limits.Arch().

@@ -1,11 +1,13 @@
 // `kiln plan`, `emit` and `run` through the built binary: the docs/design.md traffic
 // numbers for every bundled graph, the JSON/DOT/explain views, emitted CUDA
 // that NVRTC compiles as it is, and clear failures.
+#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
 #include "codegen/kernel_codegen.h"
 #include "frontends/graph_file.h"
 #include "fusion/device_limits.h"
@@ -112,16 +114,14 @@ TEST_F(PlanCliTest, JsonDotAndExplain) {
   EXPECT_EQ(bad.err, "kiln: --max-cluster-blocks=9 is outside 1..8\n");
 }
 
-// --resources compiles the fused kernels with NVRTC on this GPU-less machine:
-// ptxas's registers for each, and for a layernorm whose launch bound asks for
-// four blocks of 512 threads an SM, the asks the runtime would time. Its
-// clusters of 4 get a line on what the waves leave out.
-TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
-  const std::string layernorm = Write("layernorm.textproto", R"pb(
+// A bf16 layernorm over rows of `cols`, with a weight and a bias, in kiln's
+// text graph format.
+std::string LayerNormBf16(int64_t rows, int64_t cols) {
+  return absl::Substitute(R"pb(
     format_version: 1
-    node { name: "x" op: "input" dtype: BF16 shape: [1335, 50257] }
-    node { name: "w" op: "input" dtype: BF16 shape: [50257] }
-    node { name: "b" op: "input" dtype: BF16 shape: [50257] }
+    node { name: "x" op: "input" dtype: BF16 shape: [$0, $1] }
+    node { name: "w" op: "input" dtype: BF16 shape: [$1] }
+    node { name: "b" op: "input" dtype: BF16 shape: [$1] }
     node { name: "x32" op: "cast" operand: ["x"] dtype: F32 }
     node { name: "w32" op: "cast" operand: ["w"] dtype: F32 }
     node { name: "b32" op: "cast" operand: ["b"] dtype: F32 }
@@ -137,7 +137,16 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
     node { name: "y32" op: "add" operand: ["nw", "b32"] }
     node { name: "y" op: "cast" operand: ["y32"] dtype: BF16 }
     output: "y"
-  )pb");
+)pb",
+                          rows, cols);
+}
+
+// --resources compiles the fused kernels with NVRTC on this GPU-less machine:
+// ptxas's registers for each, and for a layernorm whose launch bound asks for
+// four blocks of 512 threads an SM, the asks the runtime would time. Its
+// clusters of 4 get a line on how many fit at once.
+TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
+  const std::string layernorm = Write("layernorm.textproto", LayerNormBf16(1335, 50257));
   absl::StatusOr<Graph> graph = LoadGraphFile(layernorm);
   ASSERT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<Plan> plan = PlanFusion(*graph, DeviceLimits{});
@@ -158,9 +167,12 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
                                                                planned->registers, " +", planned->stack_bytes, " B +",
                                                                planned->spill_store_bytes, "/",
                                                                planned->spill_load_bytes, " B +36,880 B +")));
-  EXPECT_THAT(table.out, HasSubstr("\nf0_row_reduction runs in clusters of 4 blocks: its waves count the SMs' block "
-                                   "slots, but a cluster's blocks share one GPC, so fewer clusters may fit at once; "
-                                   "kiln run counts those that do\n"));
+  // 1335 rows over clusters of 4: at 4 blocks an SM an H100 (the counts
+  // planning takes with no GPU) holds 124 of them at once.
+  EXPECT_THAT(table.out, HasSubstr("\nf0_row_reduction runs in clusters of 4 blocks, which share one GPC each, so "
+                                   "fewer may fit at once than the SMs' block slots suggest: 124 at 4 blocks an SM by "
+                                   "the counts planning takes, so its 1335 clusters take 11 waves; kiln run counts the "
+                                   "GPU's\n"));
   if (planned->stack_bytes > 0) {
     EXPECT_THAT(table.out, HasSubstr(absl::StrCat("f0_row_reduction keeps ", planned->stack_bytes,
                                                   " B a thread in local memory at the 4 blocks an SM its launch bound "
@@ -179,6 +191,26 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
   EXPECT_EQ(dot.status, 2);
   EXPECT_EQ(dot.err, "kiln: --dot and --resources cannot be combined: the drawing holds no resources; use the "
                      "table or --json\n");
+}
+
+// Held rows too long for a cluster loop over tiles in clusters of 8, whose
+// size kiln run tunes where the rows need more than one wave of them: the
+// cluster line counts the clusters that fit at the blocks an SM ptxas's
+// registers allow, by the counts planning takes, and says so where they do.
+TEST_F(PlanCliTest, ResourcesSayWhenRowClustersNeedWaves) {
+  const Output table = Kiln("plan --resources " + Write("rows.textproto", LayerNormBf16(32, 2097152)));
+  ASSERT_EQ(table.status, 0) << table.err;
+  const std::regex line(
+      "\nf0_row_reduction runs in clusters of 8 blocks, which share one GPC each, so fewer may fit at once than the "
+      "SMs' block slots suggest: ([0-9]+) at ([0-9]) blocks? an SM by the counts planning takes, so its 32 clusters "
+      "take ([0-9]+) waves?; kiln run counts the GPU's(, and as its rows loop over their parts it times halved "
+      "clusters that save a wave)?\n");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(table.out, m, line)) << table.out;
+  const int resident = std::stoi(m[1]), blocks = std::stoi(m[2]), waves = std::stoi(m[3]);
+  EXPECT_EQ(resident, DeviceLimits{}.ResidentClusters(8, blocks));
+  EXPECT_EQ(waves, (32 + resident - 1) / resident);
+  EXPECT_EQ(m[4].matched, waves > 1) << m[0];
 }
 
 // The two explanations a user found wrong: softmax over a rank-3 matmul's
