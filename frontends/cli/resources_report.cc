@@ -33,6 +33,11 @@ absl::StatusOr<ResourceRow> CompileResourceRow(const GeneratedKernel& kernel, co
   if (row.occupancy.blocks > 0) {
     row.waves = static_cast<double>(kernel.launch.grid) / (row.occupancy.blocks * int64_t{limits.sm_count});
   }
+  if (row.occupancy.blocks > 0 && kernel.launch.cluster > 1) {
+    row.resident_clusters = limits.ResidentClusters(static_cast<int>(kernel.launch.cluster), row.occupancy.blocks);
+    const int64_t clusters = kernel.launch.grid / kernel.launch.cluster;
+    row.cluster_waves = row.resident_clusters > 0 ? (clusters + row.resident_clusters - 1) / row.resident_clusters : 0;
+  }
   return row;
 }
 
@@ -87,16 +92,17 @@ std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLim
   }
   for (const ResourceRow& r : rows) {
     if (r.tuned || r.launch.cluster < 2 || r.occupancy.blocks == 0) continue;
-    const int cluster = static_cast<int>(r.launch.cluster);
-    const int64_t resident = limits.ResidentClusters(cluster, r.occupancy.blocks);
-    const int64_t clusters = r.launch.grid / r.launch.cluster;
-    const int64_t waves = resident > 0 ? (clusters + resident - 1) / resident : 0;
-    absl::StrAppend(&out, r.kernel, " runs in clusters of ", cluster,
+    absl::StrAppend(&out, r.kernel, " runs in clusters of ", r.launch.cluster,
                     " blocks, which share one GPC each, so fewer may fit at once than the SMs' block slots suggest: ",
-                    resident, " at ", r.occupancy.blocks, r.occupancy.blocks == 1 ? " block" : " blocks",
-                    " an SM by the counts planning takes, so its ", clusters, " clusters take ", waves,
-                    waves == 1 ? " wave" : " waves", "; kiln run counts the GPU's");
-    if (r.cluster_size_tuned && waves > 1) {
+                    r.resident_clusters == 0 ? "none fits" : absl::StrCat(r.resident_clusters), " at ",
+                    r.occupancy.blocks, r.occupancy.blocks == 1 ? " block" : " blocks",
+                    " an SM by the counts planning takes");
+    if (r.resident_clusters > 0) {
+      absl::StrAppend(&out, ", so its ", r.launch.grid / r.launch.cluster, " clusters take ", r.cluster_waves,
+                      r.cluster_waves == 1 ? " wave" : " waves");
+    }
+    absl::StrAppend(&out, "; kiln run counts the GPU's");
+    if (r.cluster_size_tuned && r.cluster_waves != 1) {
       absl::StrAppend(&out, ", and as its rows loop over their parts it times halved clusters that save a wave");
     }
     absl::StrAppend(&out, "\n");
@@ -114,6 +120,7 @@ std::string ResourcesJson(const std::vector<ResourceRow>& rows) {
   std::vector<std::string> items;
   for (const ResourceRow& r : rows) {
     const KernelResources& res = r.resources;
+    const bool cluster = r.launch.cluster > 1 && r.occupancy.blocks > 0;
     items.push_back(JsonObject({
         {"kernel", JsonString(r.kernel)},
         {"launch_bound_blocks", JsonInt(r.ask)},
@@ -130,6 +137,9 @@ std::string ResourcesJson(const std::vector<ResourceRow>& rows) {
         {"blocks_per_sm", JsonInt(r.occupancy.blocks)},
         {"limited_by", LimitsJson(r.occupancy)},
         {"waves", r.occupancy.blocks > 0 ? JsonFixed(r.waves, 3) : "null"},
+        {"resident_clusters", cluster ? JsonInt(r.resident_clusters) : "null"},
+        {"cluster_waves", r.resident_clusters > 0 ? JsonInt(r.cluster_waves) : "null"},
+        {"cluster_size_tuned", JsonBool(r.cluster_size_tuned)},
     }));
   }
   return JsonArrayLines(items, 2);

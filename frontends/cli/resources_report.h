@@ -42,6 +42,11 @@ struct ResourceRow {
   KernelResources resources;
   Occupancy occupancy;
   double waves = 0;  // grid / (blocks an SM x SMs)
+  // A cluster kernel that can launch: the clusters that fit at once at its
+  // blocks an SM by the counts planning takes (DeviceLimits::ResidentClusters),
+  // and the waves the grid's clusters take (0 where none fits); 0 otherwise.
+  int64_t resident_clusters = 0;
+  int64_t cluster_waves = 0;
   // Rows split over clusters and looped over their parts: kiln run times
   // halved clusters where the rows need more than one wave
   // (runtime/row_cluster_tuner.h).

@@ -196,9 +196,11 @@ TEST_F(PlanCliTest, ResourcesComeFromPtxasWithoutAGpu) {
 // Held rows too long for a cluster loop over tiles in clusters of 8, whose
 // size kiln run tunes where the rows need more than one wave of them: the
 // cluster line counts the clusters that fit at the blocks an SM ptxas's
-// registers allow, by the counts planning takes, and says so where they do.
+// registers allow, by the counts planning takes, and says so where they do;
+// the JSON holds the same counts.
 TEST_F(PlanCliTest, ResourcesSayWhenRowClustersNeedWaves) {
-  const Output table = Kiln("plan --resources " + Write("rows.textproto", LayerNormBf16(32, 2097152)));
+  const std::string rows = Write("rows.textproto", LayerNormBf16(32, 2097152));
+  const Output table = Kiln("plan --resources " + rows);
   ASSERT_EQ(table.status, 0) << table.err;
   const std::regex line(
       "\nf0_row_reduction runs in clusters of 8 blocks, which share one GPC each, so fewer may fit at once than the "
@@ -211,6 +213,11 @@ TEST_F(PlanCliTest, ResourcesSayWhenRowClustersNeedWaves) {
   EXPECT_EQ(resident, DeviceLimits{}.ResidentClusters(8, blocks));
   EXPECT_EQ(waves, (32 + resident - 1) / resident);
   EXPECT_EQ(m[4].matched, waves > 1) << m[0];
+
+  const Output json = Kiln("plan --json --resources " + rows);
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr(absl::StrCat(R"("resident_clusters": )", resident, R"(, "cluster_waves": )", waves,
+                                               R"(, "cluster_size_tuned": true})")));
 }
 
 // The two explanations a user found wrong: softmax over a rank-3 matmul's
