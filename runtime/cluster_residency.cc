@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "graph/int_math.h"
 #include "runtime/loaded_kernel.h"
 
 namespace kiln {
@@ -49,7 +50,7 @@ absl::StatusOr<ClusterResidency> MeasureClusterResidency(int64_t shared_bytes_pe
 std::string ClusterWavesText(int64_t grid_clusters, int resident, int cluster_blocks) {
   const std::string what = absl::StrCat("clusters of ", cluster_blocks, " blocks: ");
   if (resident <= 0) return absl::StrCat(what, "none fits on the GPU");
-  const int64_t waves = (grid_clusters + resident - 1) / resident;
+  const int64_t waves = CeilDiv(grid_clusters, resident);
   return absl::StrCat(what, resident, " fit on the GPU at once, so the grid's ", grid_clusters, " run in ", waves,
                       waves == 1 ? " wave" : " waves");
 }

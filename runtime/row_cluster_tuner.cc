@@ -7,13 +7,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codegen/kernel_codegen.h"
+#include "graph/int_math.h"
 #include "runtime/kernel_timing.h"
 
 namespace kiln {
 namespace {
 
 int64_t Waves(int64_t rows, int resident) {
-  return resident > 0 ? (rows + resident - 1) / resident : std::numeric_limits<int64_t>::max();
+  return resident > 0 ? CeilDiv(rows, resident) : std::numeric_limits<int64_t>::max();
 }
 
 absl::StatusOr<TunedKernel> Load(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits,

@@ -4,6 +4,7 @@
 #include "absl/strings/str_format.h"
 #include "codegen/kernel_codegen.h"
 #include "fusion/plan_report.h"
+#include "graph/int_math.h"
 #include "graph/json.h"
 
 namespace kiln {
@@ -36,7 +37,7 @@ absl::StatusOr<ResourceRow> CompileResourceRow(const GeneratedKernel& kernel, co
   if (row.occupancy.blocks > 0 && kernel.launch.cluster > 1) {
     row.resident_clusters = limits.ResidentClusters(static_cast<int>(kernel.launch.cluster), row.occupancy.blocks);
     const int64_t clusters = kernel.launch.grid / kernel.launch.cluster;
-    row.cluster_waves = row.resident_clusters > 0 ? (clusters + row.resident_clusters - 1) / row.resident_clusters : 0;
+    row.cluster_waves = row.resident_clusters > 0 ? CeilDiv(clusters, row.resident_clusters) : 0;
   }
   return row;
 }
