@@ -495,18 +495,23 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
   }
   // A streamed row's pair gathers a whole vector's operands in t<m> and
   // joins them to its statistic together (kiln_online_push_vec,
-  // kiln_moments_push_vec); an unaligned end's join alone. A held row is
-  // read twice instead: a thread's own max or mean first, then its sum of
-  // exp or of squared deviations against that (an exp an element, no
-  // rescaling), and the thread's statistic from them.
+  // kiln_moments_push_vec); an unaligned end's join alone. A held row's
+  // online pair is read twice instead: a thread's own max first, then its
+  // sum of exp against that (an exp an element, no rescaling). Its moments
+  // take one pass, of sums shifted by the thread's first value
+  // (kiln_moments_shifted), where a pass for the thread's mean and one for
+  // the squared deviations from it cost two more instructions an element
+  // and a second read of the segment.
   const bool held = Persistent();
+  const bool held_online = held && std::any_of(pairs.begin(), pairs.end(), [](const Pair& p) { return !p.moments; });
   auto type = [](const Pair& p) { return p.moments ? "KilnMoments" : "KilnOnline"; };
   std::string after_vector;
   for (const Pair& p : pairs) {
     const NodeId m = p.first;
     if (held) {
-      absl::StrAppend(&body_, p.moments ? absl::StrCat("  float lsum", m, " = 0.0f;\n  int lcount", m,
-                                                       " = 0;\n  float lsq", m, " = 0.0f;\n")
+      absl::StrAppend(&body_, p.moments ? absl::StrCat("  float lshift", m, " = 0.0f;\n  float lsum", m,
+                                                       " = 0.0f;\n  int lcount", m, " = 0;\n  float lsq", m,
+                                                       " = 0.0f;\n")
                                         : absl::StrCat("  float lmax", m, " = KilnMax::identity();\n  float lexp", m,
                                                        " = 0.0f;\n"));
       continue;
@@ -522,7 +527,7 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
   }
 
   // `second_pass`: a held row's second pass, which adds each element's exp
-  // or squared deviation for its pairs and reduces nothing else.
+  // for its online pairs and reduces nothing else.
   bool second_pass = false;
   auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
                          absl::string_view indent, bool whole_vector) -> absl::Status {
@@ -530,7 +535,9 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     if (!second_pass) {
       for (NodeId r : plain) operands.push_back(graph_.node(r).operands[0]);
     }
-    for (const Pair& p : pairs) operands.push_back(graph_.node(p.first).operands[0]);
+    for (const Pair& p : pairs) {
+      if (!second_pass || !p.moments) operands.push_back(graph_.node(p.first).operands[0]);
+    }
     if (absl::Status s = program_->Emit(operands, known, code, indent); !s.ok()) return s;
     if (!second_pass) {
       for (NodeId r : plain) {
@@ -542,10 +549,14 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
       const NodeId m = p.first;
       const std::string& value = known[graph_.node(m).operands[0]];
       if (held && p.moments) {
-        absl::StrAppend(&code, indent,
-                        second_pass ? absl::StrCat("lsq", m, " += (", value, " - lmean", m, ") * (", value,
-                                                   " - lmean", m, ");\n")
-                                    : absl::StrCat("lsum", m, " += ", value, ";\n", indent, "++lcount", m, ";\n"));
+        if (second_pass) continue;
+        // The slots and the vector's elements are unrolled, so the test
+        // folds away: the shift is the thread's first whole vector's first
+        // value (0 for a thread with none, its edge element aside).
+        if (whole_vector) absl::StrAppend(&code, indent, "if (s == 0 && j == 0) lshift", m, " = ", value, ";\n");
+        absl::StrAppend(&code, indent, "const float ld", m, " = ", value, " - lshift", m, ";\n", indent, "lsum", m,
+                        " += ld", m, ";\n", indent, "lsq", m, " += ld", m, " * ld", m, ";\n", indent, "++lcount", m,
+                        ";\n");
       } else if (held) {
         absl::StrAppend(&code, indent,
                         second_pass ? absl::StrCat("lexp", m, " += kiln_online_term(", value, ", lbase", m, ");\n")
@@ -565,24 +576,25 @@ absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const 
     return absl::OkStatus();
   };
   if (absl::Status s = EmitElementLoop(inputs, per_element, after_vector, {}, false); !s.ok()) return s;
-  if (held && !pairs.empty()) {
+  if (held_online) {
     for (const Pair& p : pairs) {
-      const NodeId m = p.first;
-      // A thread with no element has the mean of none, taken as 0. One with
-      // no element or only -inf has the max -inf: its exps are taken against
-      // 0 instead, each exp(-inf) = 0 rather than exp(-inf - -inf).
-      absl::StrAppend(&body_, p.moments ? absl::StrCat("  const float lmean", m, " = lcount", m, " > 0 ? lsum", m,
-                                                       " / static_cast<float>(lcount", m, ") : 0.0f;\n")
-                                        : absl::StrCat("  const float lbase", m, " = lmax", m, " == -KILN_INF ? 0.0f : lmax",
-                                                       m, ";\n"));
+      // A thread with no element or only -inf has the max -inf: its exps are
+      // taken against 0 instead, each exp(-inf) = 0 rather than exp(-inf - -inf).
+      if (!p.moments) {
+        absl::StrAppend(&body_, "  const float lbase", p.first, " = lmax", p.first, " == -KILN_INF ? 0.0f : lmax",
+                        p.first, ";\n");
+      }
     }
     if (rows_in_shared_) absl::StrAppend(&body_, "  kiln_reread_shared();\n");
     second_pass = true;
     if (absl::Status s = EmitElementLoop(inputs, per_element, "", {}, false); !s.ok()) return s;
+  }
+  if (held) {
     for (const Pair& p : pairs) {
       const NodeId m = p.first;
       absl::StrAppend(&body_, "  const ", type(p), " on", m, " = ",
-                      p.moments ? absl::StrCat("{static_cast<float>(lcount", m, "), lmean", m, ", lsq", m, "}")
+                      p.moments ? absl::StrCat("kiln_moments_shifted(lcount", m, ", lshift", m, ", lsum", m, ", lsq", m,
+                                               ")")
                                 : absl::StrCat("{lmax", m, ", lexp", m, "}"),
                       ";\n");
     }

@@ -418,6 +418,17 @@ __device__ __forceinline__ KilnMoments kiln_moments_push_vec(KilnMoments a, cons
 __device__ __forceinline__ KilnMoments kiln_moments_push(KilnMoments a, float x) {
   return KilnMoments::combine(a, {1.0f, x, 0.0f});
 }
+// A held row's thread reads its few dozen values once: the sum and the sum
+// of squares of d = x - shift, with `shift` one of the values. Against a
+// sum of squares of x itself, which loses every digit of the variance where
+// the mean is far from zero against the spread, the shifted sums lose only
+// what the part's own spread around one of its values costs.
+__device__ __forceinline__ KilnMoments kiln_moments_shifted(int count, float shift, float sum, float sq) {
+  if (count == 0) return KilnMoments::identity();
+  const float n = static_cast<float>(count);
+  const float mean = sum / n;
+  return {n, shift + mean, fmaxf(sq - sum * mean, 0.0f)};
+}
 
 // kiln_group_reduce's rule for a statistic: every lane of the group gets
 // the result.

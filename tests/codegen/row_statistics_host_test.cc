@@ -52,19 +52,20 @@ S CombineLikeABlock(std::vector<S> parts) {
   return total;
 }
 
-// What a held row kernel's thread computes over its part: its mean, then its
-// sum of squared deviations from it.
+// What a held row kernel's thread computes over its part in one pass: the
+// sums of its values and their squares, shifted by its first value.
 KilnMoments PartMoments(const std::vector<float>& x, size_t begin, size_t end) {
+  const float shift = begin < end ? x[begin] : 0.0f;
   float sum = 0.0f;
+  float sq = 0.0f;
   int count = 0;
   for (size_t i = begin; i < end; ++i) {
-    sum += x[i];
+    const float d = x[i] - shift;
+    sum += d;
+    sq += d * d;
     ++count;
   }
-  const float mean = count > 0 ? sum / static_cast<float>(count) : 0.0f;
-  float sq = 0.0f;
-  for (size_t i = begin; i < end; ++i) sq += (x[i] - mean) * (x[i] - mean);
-  return {static_cast<float>(count), mean, sq};
+  return kiln_moments_shifted(count, shift, sum, sq);
 }
 
 // The max of a part, then its sum of exp against that max (0 for none or -inf).
@@ -78,7 +79,8 @@ KilnOnline PartOnline(const std::vector<float>& x, size_t begin, size_t end) {
 }
 
 // Rows far from zero against their spread: a sum of squares less the square
-// of the sum would lose every digit of the variance in f32.
+// of the sum would lose every digit of the variance in f32; shifted by one of
+// the part's values, they keep them.
 TEST(RowStatisticsHostTest, MomentsOfPartsCombineToTheRowsMeanAndVariance) {
   std::mt19937 rng(7);
   for (const auto& [n, offset, spread] : {std::tuple{size_t{50257}, 1000.0f, 1.0f}, std::tuple{size_t{4093}, 0.0f, 3.0f},
