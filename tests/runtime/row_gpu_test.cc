@@ -41,6 +41,12 @@ class RowGpuTest : public SharedDeviceTest {
     return plan.kernels.front().row();
   }
 
+  // An op of the sweep over rows of a shape.
+  struct Shape {
+    RowOp op;
+    DType dtype;
+    int64_t rows, cols;
+  };
   // One graph to check, and how a failure names it.
   struct RowCase {
     Graph graph;
@@ -113,11 +119,6 @@ TEST_F(RowGpuTest, FewRowsMatchTheReference) {
 // reference stays quick).
 TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
   const DeviceLimits limits = DeviceLimitsOf(device().info());
-  struct Shape {
-    RowOp op;
-    DType dtype;
-    int64_t rows, cols;
-  };
   std::vector<RowCase> cases;
   for (const Shape& c :
        {Shape{RowOp::kSum, DType::kF32, 2097169, 2}, Shape{RowOp::kRmsNorm, DType::kF32, 2097169, 2},
@@ -270,11 +271,6 @@ TEST_F(RowGpuTest, ClustersOfHeldRowsThatRunInWavesAreTuned) {
 // each launched as the blocks that fit at once and said so in its note.
 TEST_F(RowGpuTest, RowsTakenInTurnMatchTheReference) {
   const DeviceLimits limits = DeviceLimitsOf(device().info());
-  struct Shape {
-    RowOp op;
-    DType dtype;
-    int64_t rows, cols;
-  };
   std::vector<RowCase> cases;
   for (const Shape& c :
        {Shape{RowOp::kSoftmax, DType::kBF16, 1335, 50257}, Shape{RowOp::kLayerNorm, DType::kF32, 523, 128255},
