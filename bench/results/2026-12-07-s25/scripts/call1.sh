@@ -4,8 +4,8 @@
 # this order:
 # - the GPU tests of the change: every row kernel against the CPU reference with the new
 #   RowGpuTest.RowsTakenInTurnMatchTheReference, the loaded-kernel tests, the CLI's GPU tests;
-# - compute-sanitizer's memcheck and racecheck of two strided kernels (a cluster on unaligned rows,
-#   a block a row), untuned;
+# - compute-sanitizer's memcheck of two strided kernels (a cluster on unaligned rows, a block a row)
+#   and racecheck of the second, untuned;
 # - timed_cases.txt under kiln_base (3d8b85f, one row a block or cluster), kiln_strided (ee0cff0, rows
 #   taken in turn) and kiln (da342fc, rows taken in turn and held moments in one pass), in turn,
 #   50 iterations, no check, twice while time is left; kiln's notes come with them.
@@ -25,12 +25,11 @@ KILN_CACHE_DIR=/tmp/kc1 timeout 200 .gpu/run runtime_test \
 echo "runtime tests rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
 KILN_CACHE_DIR=/tmp/kc1 timeout 90 .gpu/run frontends_test --gtest_filter='RunCliGpuTest.*' > $o/tests_cli.log 2>&1
 echo "cli tests rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
-for tool in memcheck racecheck; do
-  for c in layernorm_1335x50257_bf16 rmsnorm_1000x32768_bf16; do
-    KILN_CACHE_DIR=/tmp/kc1 timeout 60 compute-sanitizer --tool $tool --print-limit 5 \
-      .gpu/run kiln run .gpu/graphs7/$c.textproto --iters=1 --no-check --autotune=off > $o/$tool-$c.log 2>&1
-    echo "$tool $c rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt
-  done
+for check in memcheck:layernorm_1335x50257_bf16 memcheck:rmsnorm_1000x32768_bf16 racecheck:rmsnorm_1000x32768_bf16; do
+  tool=${check%%:*}; c=${check#*:}
+  KILN_CACHE_DIR=/tmp/kc1 timeout 60 compute-sanitizer --tool $tool --print-limit 5 \
+    .gpu/run kiln run .gpu/graphs7/$c.textproto --iters=1 --no-check --autotune=off > $o/$tool-$c.log 2>&1
+  echo "$tool $c rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt
 done
 save
 for round in 1 2; do
