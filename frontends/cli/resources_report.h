@@ -44,7 +44,6 @@ struct ResourceRow {
   KernelResources resources;
   Occupancy occupancy;
   double waves = 0;  // grid / (blocks an SM x SMs): a resident grid's turns
-
   // A cluster kernel that can launch: the clusters that fit at once at its
   // blocks an SM by the counts planning takes (DeviceLimits::ResidentClusters),
   // and the waves the grid's clusters take, or a resident grid's turns (0
