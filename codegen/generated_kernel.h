@@ -23,10 +23,6 @@ struct LaunchShape {
   unsigned block = 1;
   unsigned cluster = 1;  // blocks per thread-block cluster (declared in the source)
   unsigned shared_bytes = 0;
-  // The kernel's blocks (clusters, where cluster > 1) take their work in a
-  // loop, a grid apart: `grid` is the most the work can use, and the runtime
-  // launches only as many as the GPU holds at once (ResidentLaunchConfig).
-  bool resident_grid = false;
 };
 
 // A TMA descriptor for the runtime to encode (cuTensorMapEncodeTiled) over a

@@ -6,7 +6,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cuda_types.h"
 #include "codegen/element_program.h"
@@ -52,13 +51,6 @@ int MaxBlocksPerSm(int threads, int64_t shared_bytes, const DeviceLimits& limits
   const Occupancy occupancy =
       BlocksPerSm({.threads = threads, .shared_bytes = shared_bytes + RowSchedule::kReductionSharedBytes}, limits);
   return std::max(occupancy.blocks, 1);
-}
-
-// The first element of the lane's vector in slot `s` of the segment of row
-// `row<suffix>`.
-std::string SlotVectorLine(absl::string_view indent, absl::string_view suffix) {
-  return absl::StrCat(indent, "const kiln_index g", suffix, " = vec_begin", suffix,
-                      " + (static_cast<kiln_index>(s) * kThreads + lane) * kV;\n");
 }
 
 // Adds two spaces before every line of `code`, pragmas aside.
@@ -110,9 +102,7 @@ class RowEmitter {
   // Emits a loop over this thread's elements of the row; `per_element`
   // appends the code for one element given the known values, and
   // `after_vector` follows each whole vector's elements. With `reads_held`,
-  // the held values are known from the registers that keep them. The
-  // output pass (`vector_outputs`) of strided rows copies each slot of the
-  // unit's next row into shared memory once it has stored the slot.
+  // the held values are known from the registers that keep them.
   absl::Status EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
                                absl::string_view after_vector, const std::vector<NodeId>& vector_outputs,
                                bool reads_held);
@@ -124,13 +114,6 @@ class RowEmitter {
   // The statements that name this row of the unit (`row`, `row_base`, the
   // segment and its first vector); for lane groups, row `p` of the group.
   std::string RowLines(absl::string_view indent) const;
-  // The statements that name the segment of row `row<suffix>` that this
-  // unit covers: row_base<suffix>, its vectors [vec_begin<suffix>,
-  // vec_end<suffix>) and, on unaligned rows, the lane's element outside them.
-  std::string SegmentLines(absl::string_view indent, absl::string_view suffix) const;
-  // The copies into shared memory of this lane's vector of slot `s` of the
-  // segment (vec_begin<suffix>, vec_end<suffix>).
-  std::string SlotCopies(absl::string_view indent, absl::string_view suffix) const;
   std::string UnitReduce(absl::string_view op, absl::string_view value) const;
   // Where a full-shape input or output lives for the row kernel: in global
   // memory, or in the block's staged span (kiln_stage_<name>, from tile_base).
@@ -178,12 +161,6 @@ class RowEmitter {
   // (r_<input>[s * kThreads + lane]): each thread copies its vectors there
   // with cp.async, and every pass reads them back as it comes to them.
   bool rows_in_shared_ = false;
-  // Blocks (or clusters) whose segments sit in shared memory take rows in
-  // turn, row_stride apart, as many of them as the GPU holds at once
-  // (LaunchShape::resident_grid): each copies its next row in while it
-  // writes the last, where a block a row loaded, computed and stored in
-  // turn, and the blocks of a wave did so in step.
-  bool rows_strided_ = false;
   // Column operands the element block being emitted reads as vectors.
   std::vector<NodeId> column_loads_;
   std::vector<NodeId> held_values_;
@@ -311,18 +288,15 @@ std::string RowEmitter::UnitStat(absl::string_view type, absl::string_view value
 const char* RowEmitter::IndexType() const {
   // Every index the kernel forms is an element of the tensor, a row index, or
   // at most a row or a block's vectors (1024 threads x 8 elements x
-  // kLoopUnroll tiles) past the tensor's end before it is tested; strided
-  // rows name a next row up to a grid (at most kRows rows) past the last.
+  // kLoopUnroll tiles) past the tensor's end before it is tested.
   constexpr int64_t kSlack = int64_t{1} << 20;
-  const int64_t elements = NumElements(full_shape_);
-  const int64_t largest = (rows_strided_ ? 2 * elements : elements) + row_.row_length + kSlack;
+  const int64_t largest = NumElements(full_shape_) + row_.row_length + kSlack;
   return largest <= std::numeric_limits<int32_t>::max() ? "int" : "long long";
 }
 
 absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
                                          absl::string_view after_vector, const std::vector<NodeId>& vector_outputs,
                                          bool reads_held) {
-  const bool prefetches_next_row = rows_strided_ && !vector_outputs.empty();
   // Whether the vectors read column operands beside unaligned rows, shifted
   // by the row's kColShift.
   bool shifted = false;
@@ -416,17 +390,11 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
   std::string outer;
   std::swap(body_, outer);  // the vectors' loop, wrapped below where shifted
   if (Persistent()) {
-    absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n", SlotVectorLine("    ", ""),
+    absl::StrAppend(&body_, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n",
+                    "    const kiln_index g = vec_begin + (static_cast<kiln_index>(s) * kThreads + lane) * kV;\n",
                     "    if (s < kFullSlots || g < vec_end) {\n");
     if (absl::Status s = vector_block("[s]", "      "); !s.ok()) return s;
-    absl::StrAppend(&body_, "    }\n");
-    // The slot's vector is stored, so its values have left shared memory:
-    // the lane's copy of the next row's vector into the slot cannot overtake them.
-    if (prefetches_next_row) {
-      absl::StrAppend(&body_, "    if (row_next < kRows) {\n", SlotVectorLine("      ", "_next"),
-                      SlotCopies("      ", "_next"), "    }\n");
-    }
-    absl::StrAppend(&body_, "  }\n");
+    absl::StrAppend(&body_, "    }\n  }\n");
   } else {
     // Looped: loads of kLoopUnroll tiles are issued before any is used.
     absl::StrAppend(&body_, "  for (kiln_index g0 = vec_begin + lane * kV; g0 < vec_end; g0 += kThreads * kV * ",
@@ -457,14 +425,7 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
   } else {
     absl::StrAppend(&body_, outer);
   }
-  if (absl::Status s = edge_block("  "); !s.ok()) return s;
-  if (prefetches_next_row && !aligned_) {
-    for (NodeId input : inputs) {
-      const std::string name = signature_.InputName(input);
-      absl::StrAppend(&body_, "  if (row_next < kRows && edge_live_next) e_", name, " = ", name, "[edge_i_next];\n");
-    }
-  }
-  return absl::OkStatus();
+  return edge_block("  ");
 }
 
 absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs,
@@ -670,45 +631,31 @@ std::string RowEmitter::RowLines(absl::string_view indent) const {
     absl::StrAppend(&code, indent, "const kiln_index row_raw = first_row + static_cast<kiln_index>(p) * (32 / kLanes);\n",
                     indent, "const bool row_live = row_raw < kRows;\n", indent,
                     "const kiln_index row = row_live ? row_raw : kRows - 1;\n");
-  } else if (!rows_strided_) {
+  } else {
     absl::StrAppend(&code, indent, "const kiln_index row = first_row;\n");
   }
-  return absl::StrCat(code, SegmentLines(indent, ""));
-}
-
-std::string RowEmitter::SegmentLines(absl::string_view indent, absl::string_view suffix) const {
-  std::string code;
-  absl::StrAppend(&code, indent, "const kiln_index row_base", suffix, " = row", suffix, " * kCols;\n", indent,
-                  "const kiln_index seg_begin", suffix, " = row_base", suffix, " + col_begin;\n", indent,
-                  "const kiln_index seg_end", suffix, " = row_base", suffix, " + col_end;\n");
+  absl::StrAppend(&code, indent, "const kiln_index row_base = row * kCols;\n", indent,
+                  "const kiln_index seg_begin = row_base + col_begin;\n", indent,
+                  "const kiln_index seg_end = row_base + col_end;\n");
   if (aligned_) {
-    absl::StrAppend(&code, indent, "const kiln_index vec_begin", suffix, " = seg_begin", suffix, ";\n", indent,
-                    "const kiln_index vec_end", suffix, " = seg_end", suffix, ";\n");
+    absl::StrAppend(&code, indent, "const kiln_index vec_begin = seg_begin;\n", indent,
+                    "const kiln_index vec_end = seg_end;\n");
     return code;
   }
   // Vectors start on multiples of kV elements, on 16-byte boundaries however
   // long the rows are: the segment's whole vectors are [vec_begin, vec_end),
   // and lane t < 2 * (kV - 1) takes the t-th element outside them (edge_i).
   for (absl::string_view line :
-       {"const kiln_index vec_first$ = (seg_begin$ + kV - 1) & ~static_cast<kiln_index>(kV - 1);",
-        "const kiln_index vec_begin$ = vec_first$ < seg_end$ ? vec_first$ : seg_end$;",
-        "const kiln_index vec_last$ = seg_end$ & ~static_cast<kiln_index>(kV - 1);",
-        "const kiln_index vec_end$ = vec_last$ > vec_begin$ ? vec_last$ : vec_begin$;",
-        "const kiln_index edge_head$ = vec_begin$ - seg_begin$;",
-        "const kiln_index edge_i$ = lane < edge_head$ ? seg_begin$ + lane : vec_end$ + (lane - edge_head$);",
-        "const bool edge_live$ = edge_i$ < seg_end$;"}) {
-    absl::StrAppend(&code, indent, absl::StrReplaceAll(line, {{"$", suffix}}), "\n");
+       {"const kiln_index vec_first = (seg_begin + kV - 1) & ~static_cast<kiln_index>(kV - 1);",
+        "const kiln_index vec_begin = vec_first < seg_end ? vec_first : seg_end;",
+        "const kiln_index vec_last = seg_end & ~static_cast<kiln_index>(kV - 1);",
+        "const kiln_index vec_end = vec_last > vec_begin ? vec_last : vec_begin;",
+        "const kiln_index edge_head = vec_begin - seg_begin;",
+        "const kiln_index edge_i = lane < edge_head ? seg_begin + lane : vec_end + (lane - edge_head);",
+        "const bool edge_live = edge_i < seg_end;"}) {
+    absl::StrAppend(&code, indent, line, "\n");
   }
   return code;
-}
-
-std::string RowEmitter::SlotCopies(absl::string_view indent, absl::string_view suffix) const {
-  std::string copies;
-  for (NodeId input : row_.pass_inputs.front()) {
-    const std::string name = signature_.InputName(input);
-    absl::StrAppend(&copies, "kiln_copy_vec_async(&r_", name, "[s * kThreads + lane], ", name, " + g", suffix, "); ");
-  }
-  return absl::StrCat(indent, "if (s < kFullSlots || g", suffix, " < vec_end", suffix, ") { ", copies, "}\n");
 }
 
 absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
@@ -771,7 +718,6 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // a block's or cluster's vectors are 16 bytes of the narrowest type.
   int64_t row_shared_bytes = 0;
   rows_in_shared_ = row_.segment_in_shared_memory;
-  rows_strided_ = rows_in_shared_ && (unit_ == Unit::kBlock || unit_ == Unit::kCluster) && !full_outputs.empty();
   if (rows_in_shared_) {
     for (NodeId input : row_.pass_inputs.front()) {
       const int64_t vector_bytes = vec_ * DTypeSize(graph_.node(input).dtype);
@@ -848,9 +794,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       break;
     }
     case Unit::kBlock:
-      absl::StrAppend(&body_, "  const kiln_index first_row = blockIdx.x;\n",
-                      rows_strided_ ? "  const kiln_index row_stride = gridDim.x;\n" : "",
-                      "  const int lane = threadIdx.x;\n",
+      absl::StrAppend(&body_, "  const kiln_index first_row = blockIdx.x;\n  const int lane = threadIdx.x;\n",
                       "  const kiln_index col_begin = 0;\n  const kiln_index col_end = kCols;\n",
                       "  __shared__ float kiln_scratch[2][", 32 * StatFloats(), "];\n  int kiln_turn = 0;\n");
       break;
@@ -860,16 +804,13 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
                       "  kiln_cluster_start(kiln_partials);\n  int kiln_turn = 0;\n",
                       "  constexpr kiln_index kChunk = ", chunk, ";\n",
                       "  const kiln_index first_row = blockIdx.x / ", row_.cluster_blocks, ";\n",
-                      rows_strided_ ? absl::StrCat("  const kiln_index row_stride = gridDim.x / ",
-                                                   row_.cluster_blocks, ";\n")
-                                    : "",
                       "  const int lane = threadIdx.x;\n",
                       "  const kiln_index col_begin = static_cast<kiln_index>(kiln_cluster_rank()) * kChunk;\n",
                       "  const kiln_index col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n");
       break;
   }
   absl::StrAppend(&body_, "  (void)kRows;\n");
-  if (!rows_in_turn && !rows_strided_) absl::StrAppend(&body_, RowLines("  "));
+  if (!rows_in_turn) absl::StrAppend(&body_, RowLines("  "));
 
   // A lane group loads all its rows before it computes any, so each thread
   // has every row's loads in flight at once.
@@ -880,38 +821,31 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     for (NodeId input : row_.pass_inputs.front()) {
       const std::string name = signature_.InputName(input);
       const std::string vector = absl::StrCat("KilnVec<", StorageType(graph_.node(input).dtype), ", kV>");
+      std::string load;
       if (rows_in_shared_) {
         absl::StrAppend(&body_, "  ", vector, "* const r_", name, " = reinterpret_cast<", vector, "*>(kiln_rows + ",
                         row_offset, ");\n");
         row_offset += int64_t{slots_} * lanes * vec_ * DTypeSize(graph_.node(input).dtype);
+        load = absl::StrCat("kiln_copy_vec_async(&r_", name, "[s * kThreads + lane], ", name, " + g)");
       } else {
         absl::StrAppend(staged ? &loads : &body_, "  ", vector, " h_", name, grouped ? "[kGroupRows]" : "",
                         "[kSlots];\n");
-        absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n", SlotVectorLine("    ", ""),
-                        "    if (s < kFullSlots || g < vec_end) h_", name, row_slot_, "[s] = ", LoadAt(input, "g"),
-                        ";\n  }\n");
+        load = absl::StrCat("h_", name, row_slot_, "[s] = ", LoadAt(input, "g"));
       }
+      absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
+                      "    const kiln_index g = vec_begin + (static_cast<kiln_index>(s) * kThreads + lane) * kV;\n",
+                      "    if (s < kFullSlots || g < vec_end) ", load, ";\n  }\n");
       if (!aligned_) {
         absl::StrAppend(&body_, "  ", StorageType(graph_.node(input).dtype), " e_", name,
                         grouped ? "[kGroupRows] = {}" : " = 0", ";\n");
         absl::StrAppend(&loads, "  if (edge_live) e_", name, row_slot_, " = ", name, "[edge_i];\n");
       }
     }
-    if (rows_in_shared_) {
-      absl::StrAppend(&loads, "#pragma unroll\n  for (int s = 0; s < kSlots; ++s) {\n", SlotVectorLine("    ", ""),
-                      SlotCopies("    ", ""), "  }\n");
-    }
     // Each thread reads back only the vectors it copied, so no barrier.
-    if (rows_in_shared_ && !rows_strided_) absl::StrAppend(&loads, "  kiln_copy_wait();\n");
+    if (rows_in_shared_) absl::StrAppend(&loads, "  kiln_copy_wait();\n");
     if (grouped) {
       absl::StrAppend(&body_, "#pragma unroll\n  for (int p = 0; p < kGroupRows; ++p) {\n", RowLines("    "),
                       Indented(loads), "  }\n");
-    } else if (rows_strided_) {
-      // The first row's copies; each later row's were issued as the output
-      // pass of the row before freed its slots.
-      absl::StrAppend(&body_, "  for (kiln_index row = first_row; row < kRows; row += row_stride) {\n",
-                      RowLines("    "), "    if (row == first_row) {\n", Indented(Indented(loads)),
-                      "    }\n    kiln_copy_wait();\n");
     } else if (!staged) {
       absl::StrAppend(&body_, loads);
     }
@@ -943,11 +877,6 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     };
     // The output pass has no shuffles: a repeated row skips it whole.
     if (rows_in_turn) absl::StrAppend(&body_, "  if (row_live) {\n");
-    // Named here, not with the row, so the next row's segment takes no
-    // registers through the reductions.
-    if (rows_strided_) {
-      absl::StrAppend(&body_, "  const kiln_index row_next = row + row_stride;\n", SegmentLines("  ", "_next"));
-    }
     std::string pass;
     std::swap(body_, pass);
     if (absl::Status s = EmitElementLoop(inputs, per_element, "", full_outputs, Persistent()); !s.ok()) return s;
@@ -977,8 +906,6 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       const std::string name = signature_.OutputName(out);
       absl::StrAppend(&body_, "  kiln_stage_store(", name, " + tile_base, kiln_stage_", name, ", tile_count);\n");
     }
-  } else if (rows_strided_) {
-    absl::StrAppend(&body_, Indented(unit_body), "  }\n");
   } else {
     absl::StrAppend(&body_, unit_body);
   }
@@ -1000,7 +927,6 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       kernel_.name, rows_in_turn ? CeilDiv(row_.rows, rows_per_block) : row_.rows * row_.cluster_blocks);
   if (!grid.ok()) return grid.status();
   generated.launch.grid = *grid;
-  generated.launch.resident_grid = rows_strided_;
   return generated;
 }
 

@@ -60,7 +60,6 @@ absl::StatusOr<std::unique_ptr<CudaDriver>> CudaDriver::Load(const std::string& 
   bind(d->FuncSetAttribute, {KILN_CUDA_SYMBOL(cuFuncSetAttribute)});
   bind(d->FuncGetAttribute, {KILN_CUDA_SYMBOL(cuFuncGetAttribute)});
   bind(d->LaunchKernel, {KILN_CUDA_SYMBOL(cuLaunchKernel)});
-  bind(d->OccupancyMaxActiveBlocksPerMultiprocessor, {KILN_CUDA_SYMBOL(cuOccupancyMaxActiveBlocksPerMultiprocessor)});
   bind(d->MemAlloc, {KILN_CUDA_SYMBOL(cuMemAlloc)});
   bind(d->MemFree, {KILN_CUDA_SYMBOL(cuMemFree)});
   bind(d->MemGetInfo, {KILN_CUDA_SYMBOL(cuMemGetInfo)});

@@ -63,7 +63,6 @@ class CudaDriver {
   decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
   // Null when the driver predates CUDA 12.0; only cluster launches need it.
   decltype(&::cuLaunchKernelEx) LaunchKernelEx = nullptr;
-  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
   // Null when the driver predates CUDA 12.0; only residency reports need it.
   decltype(&::cuOccupancyMaxActiveClusters) OccupancyMaxActiveClusters = nullptr;
   // Null when the driver predates CUDA 12.0; only TMA descriptors need it.

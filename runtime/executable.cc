@@ -12,7 +12,7 @@
 #include "runtime/cluster_residency.h"
 #include "runtime/event_series.h"
 #include "runtime/event_timer.h"
-#include "runtime/kernel_launch.h"
+#include "runtime/kernel_timing.h"
 #include "runtime/memory_planner.h"
 #include "runtime/row_cluster_tuner.h"
 #include "runtime/tensor_map.h"
@@ -71,12 +71,9 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   for (Kernel& kernel : exe->plan_.kernels) {
     absl::StatusOr<TunedKernel> tuned = LoadWithTunedRowClusters(g, kernel, limits, device, cache, options.autotune);
     if (!tuned.ok()) return tuned.status();
-    absl::StatusOr<LaunchConfig> config = ResidentLaunchConfig(tuned->generated, *tuned->loaded, device.info().sm_count);
-    if (!config.ok()) return config.status();
-    const LaunchShape& shape = tuned->generated.launch;
-    const std::string residency = shape.resident_grid ? ResidentGridNote(shape.grid, config->grid[0], shape.cluster)
-                                                      : ClusterResidencyNote(*tuned->loaded, *config, shape.cluster);
-    exe->launch_.push_back(*config);
+    const LaunchConfig config = LaunchConfigOf(tuned->generated);
+    const std::string residency = ClusterResidencyNote(*tuned->loaded, config, tuned->generated.launch.cluster);
+    exe->launch_.push_back(config);
     exe->generated_.push_back(std::move(tuned->generated));
     exe->compile_notes_.push_back(tuned->note.empty() || residency.empty()
                                       ? absl::StrCat(tuned->note, residency)

@@ -103,16 +103,12 @@ class Executable {
   const Graph& graph() const { return graph_; }
   const Plan& plan() const { return plan_; }
   const std::vector<GeneratedKernel>& kernels() const { return generated_; }
-  // Per kernel, how it launches: as generated, or for a resident grid only
-  // the blocks the GPU holds at once (runtime/kernel_launch.h).
-  const std::vector<LaunchConfig>& launches() const { return launch_; }
   // Per kernel, what compiling and loading it found beyond the plan: empty,
   // or the launch bound tuning chose and what it timed
   // (runtime/launch_bound_tuner.h), the cluster size tuning chose for rows
   // split over clusters (runtime/row_cluster_tuner.h), and for a cluster
   // kernel how many of its clusters fit on the GPU at once
-  // (runtime/cluster_residency.h), or for a resident grid how many blocks
-  // or clusters take its work in turn (runtime/kernel_launch.h).
+  // (runtime/cluster_residency.h).
   const std::vector<std::string>& compile_notes() const { return compile_notes_; }
   // What tuning decided, one entry per matmul kernel it chose a config for.
   const std::vector<TuningReport>& tuning() const { return tuning_; }

@@ -6,7 +6,6 @@
 #include "fusion/traffic.h"
 #include "runtime/device_random.h"
 #include "runtime/event_timer.h"
-#include "runtime/kernel_launch.h"
 #include "runtime/tensor_map.h"
 
 namespace kiln {
@@ -19,6 +18,14 @@ constexpr int kMaxSamples = 50;
 constexpr uint64_t kTuningSeed = 20261201;
 
 }  // namespace
+
+LaunchConfig LaunchConfigOf(const GeneratedKernel& generated) {
+  LaunchConfig config;
+  config.grid[0] = generated.launch.grid;
+  config.block[0] = generated.launch.block;
+  config.shared_bytes = generated.launch.shared_bytes;
+  return config;
+}
 
 absl::StatusOr<std::map<NodeId, DeviceBuffer>> TuningBuffers(const Graph& graph, const GeneratedKernel& generated,
                                                             const Device& device, KernelCache& cache) {
@@ -59,9 +66,8 @@ absl::StatusOr<double> TimeKernelAlone(const Device& device, const GeneratedKern
       args[i] = &maps[i];
     }
   }
-  absl::StatusOr<LaunchConfig> config = ResidentLaunchConfig(generated, loaded, device.info().sm_count);
-  if (!config.ok()) return config.status();
-  auto launch = [&] { return loaded.Launch(*config, args.data(), nullptr); };
+  const LaunchConfig config = LaunchConfigOf(generated);
+  auto launch = [&] { return loaded.Launch(config, args.data(), nullptr); };
   absl::StatusOr<double> first = MedianMicros(launch, 1, /*warmup=*/1, nullptr);
   if (!first.ok()) return first.status();
   const int samples = std::clamp(static_cast<int>(kMeasureMicros / std::max(*first, 1.0)), kMinSamples, kMaxSamples);

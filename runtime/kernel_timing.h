@@ -18,6 +18,11 @@
 
 namespace kiln {
 
+// How `generated` launches: its grid, block and dynamic shared memory. A
+// cluster size is declared in the kernel source (__cluster_dims__), so a
+// plain launch forms the clusters and cluster_x stays 1.
+LaunchConfig LaunchConfigOf(const GeneratedKernel& generated);
+
 // A buffer for each node a parameter of `generated` addresses: those it
 // reads seeded random (timing on zeros flatters the tensor cores, 13% on an
 // H200), those it writes unwritten. Variants of one kernel share the nodes.

@@ -170,24 +170,6 @@ absl::StatusOr<int> LoadedKernel::ResidentClusters(const LaunchConfig& config) c
   return clusters;
 }
 
-absl::StatusOr<int> LoadedKernel::ResidentBlocksPerSm(const LaunchConfig& config) const {
-  if (absl::Status s = ValidateLaunchConfig(config, name_); !s.ok()) return s;
-  const std::string where = absl::StrCat("kernel ", name_);
-  if (config.cluster_x > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": resident blocks asked of a launch with clusters"));
-  }
-  if (absl::Status s = AllowSharedBytes(config.shared_bytes); !s.ok()) return s;
-  int blocks = 0;
-  if (absl::Status s = CudaCall(driver_->OccupancyMaxActiveBlocksPerMultiprocessor(
-                                    &blocks, function_, static_cast<int>(config.block[0] * config.block[1] * config.block[2]),
-                                    config.shared_bytes),
-                                "cuOccupancyMaxActiveBlocksPerMultiprocessor", where);
-      !s.ok()) {
-    return s;
-  }
-  return blocks;
-}
-
 absl::StatusOr<int> LoadedKernel::Attribute(CUfunction_attribute attribute) const {
   int value = 0;
   if (absl::Status s = CudaCall(driver_->FuncGetAttribute(&value, attribute, function_), "cuFuncGetAttribute",

@@ -71,8 +71,6 @@ class LoadedKernel {
   // more clusters runs in waves. FailedPreconditionError on a driver
   // without cuOccupancyMaxActiveClusters.
   absl::StatusOr<int> ResidentClusters(const LaunchConfig& config) const;
-  // How many blocks of `config` (without clusters) one SM holds at once.
-  absl::StatusOr<int> ResidentBlocksPerSm(const LaunchConfig& config) const;
 
   // Registers per thread, for reports.
   absl::StatusOr<int> RegisterCount() const;

@@ -8,7 +8,6 @@
 #include "absl/strings/str_format.h"
 #include "codegen/kernel_codegen.h"
 #include "graph/int_math.h"
-#include "runtime/kernel_launch.h"
 #include "runtime/kernel_timing.h"
 
 namespace kiln {

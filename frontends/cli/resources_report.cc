@@ -1,7 +1,5 @@
 #include "frontends/cli/resources_report.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "codegen/kernel_codegen.h"
@@ -100,12 +98,8 @@ std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLim
                     r.resident_clusters == 0 ? "none fits" : absl::StrCat(r.resident_clusters), " at ",
                     r.occupancy.blocks, r.occupancy.blocks == 1 ? " block" : " blocks",
                     " an SM by the counts planning takes");
-    const int64_t clusters = r.launch.grid / r.launch.cluster;
-    if (r.resident_clusters > 0 && r.launch.resident_grid) {
-      absl::StrAppend(&out, ", so ", std::min(r.resident_clusters, clusters), " of its ", clusters,
-                      " clusters launch, and each takes the work of up to ", r.cluster_waves, " in turn");
-    } else if (r.resident_clusters > 0) {
-      absl::StrAppend(&out, ", so its ", clusters, " clusters take ", r.cluster_waves,
+    if (r.resident_clusters > 0) {
+      absl::StrAppend(&out, ", so its ", r.launch.grid / r.launch.cluster, " clusters take ", r.cluster_waves,
                       r.cluster_waves == 1 ? " wave" : " waves");
     }
     absl::StrAppend(&out, "; kiln run counts the GPU's");
@@ -113,15 +107,6 @@ std::string ResourcesTable(const std::vector<ResourceRow>& rows, const DeviceLim
       absl::StrAppend(&out, ", and as its rows loop over their parts it times halved clusters that save a wave");
     }
     absl::StrAppend(&out, "\n");
-  }
-  for (const ResourceRow& r : rows) {
-    if (r.tuned || !r.launch.resident_grid || r.launch.cluster > 1 || r.occupancy.blocks == 0) continue;
-    const int64_t resident = int64_t{r.occupancy.blocks} * limits.sm_count;
-    absl::StrAppend(&out, r.kernel, " launches only the blocks that fit at once, ",
-                    std::min<int64_t>(resident, r.launch.grid), " at ", r.occupancy.blocks,
-                    r.occupancy.blocks == 1 ? " block" : " blocks", " an SM, and each takes the work of up to ",
-                    CeilDiv(int64_t{r.launch.grid}, resident), " of its ", r.launch.grid,
-                    " in turn; kiln run counts the GPU's\n");
   }
   for (const ResourceRow& r : rows) {
     if (r.occupancy.blocks == 0) {
@@ -156,7 +141,6 @@ std::string ResourcesJson(const std::vector<ResourceRow>& rows) {
         {"resident_clusters", cluster ? JsonInt(r.resident_clusters) : "null"},
         {"cluster_waves", r.resident_clusters > 0 ? JsonInt(r.cluster_waves) : "null"},
         {"cluster_size_tuned", JsonBool(r.cluster_size_tuned)},
-        {"resident_grid", JsonBool(r.launch.resident_grid)},
     }));
   }
   return JsonArrayLines(items, 2);

@@ -5,9 +5,7 @@
 //
 // A cluster kernel gets a line with the clusters that fit at once at its
 // blocks an SM, by the counts planning takes (DeviceLimits::ResidentClusters),
-// and the waves its grid's clusters take, or for a resident grid
-// (LaunchShape::resident_grid), which launches only those, the most work
-// each takes in turn. A resident grid of blocks gets the same line.
+// and the waves its grid's clusters take.
 //
 // A kernel whose launch bound asks for several blocks an SM and keeps local
 // memory (spills) there gets a row for each ask the runtime's launch-bound
@@ -43,11 +41,10 @@ struct ResourceRow {
   LaunchShape launch;
   KernelResources resources;
   Occupancy occupancy;
-  double waves = 0;  // grid / (blocks an SM x SMs): a resident grid's turns
+  double waves = 0;  // grid / (blocks an SM x SMs)
   // A cluster kernel that can launch: the clusters that fit at once at its
   // blocks an SM by the counts planning takes (DeviceLimits::ResidentClusters),
-  // and the waves the grid's clusters take, or a resident grid's turns (0
-  // where none fits); 0 otherwise.
+  // and the waves the grid's clusters take (0 where none fits); 0 otherwise.
   int64_t resident_clusters = 0;
   int64_t cluster_waves = 0;
   // Rows split over clusters and looped over their parts: kiln run times

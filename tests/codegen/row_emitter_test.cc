@@ -139,44 +139,6 @@ TEST(RowEmitterTest, BigBlocksAndClustersHoldTheirSegmentInSharedMemory) {
   }
 }
 
-// Blocks and clusters whose segments sit in shared memory and that write
-// rows take rows in turn, a grid apart: each copies a slot of its next row
-// in once it has stored the slot's outputs, so the loads of one row overlap
-// the computing and writing of the last. The runtime launches only the
-// blocks that fit at once (resident_grid); the planned grid is the most it may.
-TEST(RowEmitterTest, HeldSegmentsInSharedMemoryTakeRowsInTurn) {
-  struct Expected {
-    Graph graph;
-    std::string stride;
-    unsigned grid;
-  };
-  for (const Expected& e :
-       {Expected{SweepRowGraph(RowOp::kSoftmax, DType::kBF16, 523, 128256), "gridDim.x / 8;", 523 * 8},
-        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 16384, 32768), "gridDim.x;", 16384},
-        Expected{SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 1335, 50257), "gridDim.x / 4;", 1335 * 4}}) {
-    const GeneratedKernel kernel = RowKernel(e.graph);
-    SCOPED_TRACE(kernel.body.substr(0, 200));
-    EXPECT_THAT(kernel.body, HasSubstr(absl::StrCat("const kiln_index row_stride = ", e.stride)));
-    EXPECT_THAT(kernel.body, HasSubstr("for (kiln_index row = first_row; row < kRows; row += row_stride) {"));
-    EXPECT_THAT(kernel.body, HasSubstr("if (row == first_row) {"));
-    EXPECT_THAT(kernel.body, HasSubstr("const kiln_index row_next = row + row_stride;"));
-    EXPECT_THAT(kernel.body, HasSubstr("if (s < kFullSlots || g_next < vec_end_next) { "
-                                       "kiln_copy_vec_async(&r_in0[s * kThreads + lane], in0 + g_next); }"));
-    EXPECT_TRUE(kernel.launch.resident_grid);
-    EXPECT_EQ(kernel.launch.grid, e.grid);
-  }
-  // An unaligned row's ends are registers: the next row's come in after
-  // the output pass has written this row's.
-  EXPECT_THAT(RowKernelBody(SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 1335, 50257)),
-              HasSubstr("if (row_next < kRows && edge_live_next) e_in0 = in0[edge_i_next];"));
-  // With no output of the row's shape, nothing marks when a slot's values
-  // have left shared memory: such kernels take one row a block.
-  const GeneratedKernel reduction = RowKernel(SweepRowGraph(RowOp::kLogSumExp, DType::kBF16, 1000, 32768));
-  EXPECT_THAT(reduction.body, HasSubstr("kiln_rows[]"));
-  EXPECT_THAT(reduction.body, Not(HasSubstr("row_stride")));
-  EXPECT_FALSE(reduction.launch.resident_grid);
-}
-
 // Blocks of fewer threads already overlap one block's reductions with
 // others' loads, and a segment that leaves room for one block an SM gains no
 // blocks: their segments stay in registers.
@@ -188,7 +150,6 @@ TEST(RowEmitterTest, SmallBlocksAndOneBlockSegmentsStayInRegisters) {
     SCOPED_TRACE(kernel.body.substr(0, 200));
     EXPECT_THAT(kernel.body, HasSubstr("h_in0[s] = kiln_load_vec<"));
     EXPECT_THAT(kernel.body, Not(HasSubstr("kiln_rows")));
-    EXPECT_FALSE(kernel.launch.resident_grid);
     EXPECT_EQ(kernel.launch.shared_bytes, 0u);
     EXPECT_EQ(kernel.min_blocks_per_sm, 0);
   }

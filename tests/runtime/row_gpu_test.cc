@@ -41,12 +41,6 @@ class RowGpuTest : public SharedDeviceTest {
     return plan.kernels.front().row();
   }
 
-  // An op of the sweep over rows of a shape.
-  struct Shape {
-    RowOp op;
-    DType dtype;
-    int64_t rows, cols;
-  };
   // One graph to check, and how a failure names it.
   struct RowCase {
     Graph graph;
@@ -119,6 +113,11 @@ TEST_F(RowGpuTest, FewRowsMatchTheReference) {
 // reference stays quick).
 TEST_F(RowGpuTest, SweepShapesMatchTheReference) {
   const DeviceLimits limits = DeviceLimitsOf(device().info());
+  struct Shape {
+    RowOp op;
+    DType dtype;
+    int64_t rows, cols;
+  };
   std::vector<RowCase> cases;
   for (const Shape& c :
        {Shape{RowOp::kSum, DType::kF32, 2097169, 2}, Shape{RowOp::kRmsNorm, DType::kF32, 2097169, 2},
@@ -263,34 +262,6 @@ TEST_F(RowGpuTest, ClustersOfHeldRowsThatRunInWavesAreTuned) {
   ASSERT_TRUE(untuned.ok()) << untuned.status();
   EXPECT_EQ((*untuned)->plan().kernels[0].row().cluster_blocks, 8);
   EXPECT_FALSE(absl::StrContains((*untuned)->compile_notes()[0], "clusters tuned")) << (*untuned)->compile_notes()[0];
-}
-
-// Blocks and clusters that hold their segments in shared memory take many
-// rows each in turn, loading the next while they write the last: on the
-// device's own limits, aligned and unaligned, a block and a cluster a row,
-// each launched as the blocks that fit at once and said so in its note.
-TEST_F(RowGpuTest, RowsTakenInTurnMatchTheReference) {
-  const DeviceLimits limits = DeviceLimitsOf(device().info());
-  std::vector<RowCase> cases;
-  for (const Shape& c :
-       {Shape{RowOp::kSoftmax, DType::kBF16, 1335, 50257}, Shape{RowOp::kLayerNorm, DType::kF32, 523, 128255},
-        Shape{RowOp::kRmsNorm, DType::kBF16, 2000, 32768}, Shape{RowOp::kLayerNorm, DType::kF16, 1000, 32765}}) {
-    RowCase row_case = OpCase(c.op, c.dtype, c.rows, c.cols, 5, limits);
-    SCOPED_TRACE(row_case.label);
-    KernelCache cache({.use_disk = false});
-    absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(row_case.graph, device(), cache, {});
-    ASSERT_TRUE(exe.ok()) << exe.status();
-    const LaunchShape& planned = (*exe)->kernels()[0].launch;
-    ASSERT_TRUE(planned.resident_grid);
-    const unsigned launched = (*exe)->launches()[0].grid[0];
-    EXPECT_LT(launched, planned.grid);
-    EXPECT_EQ(launched % planned.cluster, 0u);
-    EXPECT_TRUE(absl::StrContains((*exe)->compile_notes()[0],
-                                  absl::StrCat("the work of ", c.rows, planned.cluster > 1 ? " clusters" : " blocks")))
-        << (*exe)->compile_notes()[0];
-    cases.push_back(std::move(row_case));
-  }
-  ExpectEveryCaseMatches(cases, limits);
 }
 
 // Rows whose length is not a multiple of the vector width: every residue

@@ -1,12 +1,10 @@
 #!/bin/bash
-# Calls 2 and after (s25): the whole sweep on this card at this commit, beside the entries of the
+# Calls 3 and after (s25): the whole sweep on this card at this commit, beside the entries of the
 # cases whose kernels no commit since has changed; --skip-done times the others.
 # - On an H200: s15's H200 entries of the 536 cases outside the 316 that changed since s15
-#   (.gpu/state/h200.json); the 75 cases whose rows s25 strides (strided_cases.txt) are among the 316.
-# - On an H100: the s24 sweep's entries less the 75 strided cases (.gpu/state/h100.json, 396), so
-#   456 are timed.
+#   (.gpu/state/h200.json); the 25 whose held moments s25 takes in one pass are among the 316.
+# - On an H100: the s24 sweep's entries less those 25 (.gpu/state/h100.json, 444), so 408 are timed.
 # A warm machine goes on from /tmp/ds; a fresh one from .gpu/state/<card>.json, where the previous
-# call's sweep.json is copied before the next call.
 # call's sweep.json is copied before the next call.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 start=$(date +%s)
