@@ -3,7 +3,7 @@
 # taken back out. On one machine, in this order:
 # - the GPU tests of the row kernels against the CPU reference, and the CLI's GPU tests;
 # - compute-sanitizer's memcheck of layernorm [1335, 50257] bf16 over clusters of 4, untuned;
-# - moments_cases.txt (the 25 sweep cases whose kernel the change alters) under kiln_base (3d8b85f,
+# - moments_cases.txt (the 25 sweep cases whose kernel the change alters, the largest first) under kiln_base (3d8b85f,
 #   two passes) and kiln (this change), in turn, 50 iterations, no check, twice while time is left.
 # Results stay in /tmp/o2 and are tarred into $OUT at each step: only a few files come back.
 export PATH=/usr/local/cuda/bin:$PATH
