@@ -2,6 +2,8 @@
 # Call B and after (s26): the committed change (edge first, slots in a loop; no switch), then the
 # sweep. On one machine, in this order:
 # - RowGpuTest (every row kernel against the CPU reference; the gated layernorm's spilling ask tuned);
+# - ncu of layernorm and rmsnorm [1335, 50257] bf16 (untuned, one launch): where layernorm's second
+#   column operand goes (L1/L2 traffic, stalls);
 # - the sweep for the time left, from .gpu/state/<card>.json: on an H100 call A's sweep.json (595
 #   cases); on an H200 s15's entries less the 99 cases s26 changes (533), so 319 are timed.
 # A warm machine goes on from /tmp/ds; copy the previous call's sweep.json to the state between calls.
@@ -17,6 +19,13 @@ if [ "$2" != notests ]; then
   KILN_CACHE_DIR=/tmp/kcB timeout 150 .gpu/run runtime_test --gtest_filter='RowGpuTest.*' > $o/tests_runtime.log 2>&1
   echo "runtime tests rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
 fi
+for c in layernorm_1335x50257_bf16 rmsnorm_1335x50257_bf16; do
+  KILN_CACHE_DIR=/tmp/kcB timeout 60 ncu --kernel-name f0_row_reduction --launch-count 1 \
+    --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+    --section WarpStateStats --section Occupancy --section LaunchStats \
+    .gpu/run kiln run .gpu/graphs9/$c.textproto --iters=1 --no-check --autotune=off > $o/ncu_$c.txt 2>&1
+  echo "ncu $c rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
+done
 card=h100; nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && card=h200
 gate=64; [ "$card" = h100 ] && gate=40
 sweep=/tmp/ds/sweep-$card; mkdir -p $sweep
