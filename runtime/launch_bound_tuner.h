@@ -5,6 +5,8 @@
 // an H200, asking for 4 blocks of 512 threads: f16 spilled 72 bytes a thread
 // and ran 1.37x slower than with 3 blocks; bf16 spilled 48 and lost 2%
 // against 3 blocks (8 bytes spilled), while 2 blocks without a spill lost 18%.
+// Those rows have fit 32 registers since the output pass keeps its slots in a
+// loop (s26); a third column operand still spills (208 bytes, f16).
 //
 //   absl::StatusOr<TunedKernel> k = LoadWithTunedLaunchBound(graph, *generated, device, cache, arch, true);
 //   k->generated   // the variant chosen (its body, its min_blocks_per_sm)
