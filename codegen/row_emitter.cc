@@ -393,7 +393,7 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
   // hoisted by ptxas, stay live beside a slot's vectors and its shifted
   // column operands. Layernorm [1335, 50257] bf16 spilled 28 bytes a thread
   // at 4 blocks of 512 threads an SM, and none this way (H100: 119.0 ->
-  // 115.7 us, no longer tuned down to 3 blocks). A pass that reduces keeps
+  // 115.5 us, no longer tuned down to 3 blocks). A pass that reduces keeps
   // its edge last, after the vector whose first value shifts a held moment;
   // held values in registers need unrolled slots.
   const bool edge_first = !vector_outputs.empty();
