@@ -3,8 +3,9 @@
 # On one machine, in this order:
 # - RowGpuTest (every row kernel against the CPU reference; the gated layernorm's spilling ask tuned);
 # - compute-sanitizer memcheck of unaligned cluster and block-per-row kernels, untuned, one launch;
-# - ncu of layernorm and rmsnorm [1335, 50257] bf16 (untuned, one launch): where layernorm's column
-#   operands go (L1/L2 traffic, stalls);
+# - layernorm and rmsnorm over 1335 rows of 50257 and of 50256 (aligned) bf16, and layernorm without
+#   its bias (one column operand), timed twice in turn, then each under ncu (untuned, one launch): what
+#   the second column operand and the unaligned rows cost, and where the column operands' bytes go;
 # - the sweep for the time left, from .gpu/state/<card>.json.
 # The first argument caps the call (seconds); the second is the tests' gtest filter ("none": no tests).
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
@@ -24,11 +25,19 @@ for c in layernorm_1335x50257_bf16 softmax_512x131071_f32 layernorm_16396x4093_b
     .gpu/run kiln run .gpu/graphs9/$c.textproto --iters=1 --autotune=off > $o/memcheck_$c.txt 2>&1
   echo "memcheck $c rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
 done
-for c in layernorm_1335x50257_bf16 rmsnorm_1335x50257_bf16; do
+cases="layernorm_1335x50257_bf16 layernorm_1335x50256_bf16 layernormnobias_1335x50257_bf16 rmsnorm_1335x50257_bf16 rmsnorm_1335x50256_bf16"
+for round in 1 2; do
+  for c in $cases; do
+    KILN_CACHE_DIR=/tmp/kcA timeout 60 .gpu/run kiln run .gpu/graphs10/$c.textproto --iters=100 --no-check > $o/time_${c}_$round.txt 2>&1
+  done
+done
+echo "timing rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
+for c in $cases; do
+  [ "$c" = rmsnorm_1335x50256_bf16 ] && continue
   KILN_CACHE_DIR=/tmp/kcA timeout 60 ncu --kernel-name f0_row_reduction --launch-count 1 \
     --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
-    --section WarpStateStats --section Occupancy --section LaunchStats \
-    .gpu/run kiln run .gpu/graphs9/$c.textproto --iters=1 --no-check --autotune=off > $o/ncu_$c.txt 2>&1
+    --section WarpStateStats --section Occupancy --section LaunchStats --section SchedulerStats \
+    .gpu/run kiln run .gpu/graphs10/$c.textproto --iters=1 --no-check --autotune=off > $o/ncu_$c.txt 2>&1
   echo "ncu $c rc=$? $(( $(date +%s) - start ))s" >> $o/log.txt; save
 done
 card=h100; nvidia-smi --query-gpu=name --format=csv,noheader | grep -q H200 && card=h200
