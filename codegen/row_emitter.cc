@@ -4,10 +4,8 @@
 #include <functional>
 #include <limits>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "codegen/cuda_types.h"
 #include "codegen/element_program.h"
@@ -56,16 +54,6 @@ int MaxBlocksPerSm(int threads, int64_t shared_bytes, const DeviceLimits& limits
 }
 
 // Adds two spaces before every line of `code`, pragmas aside.
-// Whether `code` names the identifier `name` (not as part of a longer one).
-bool Mentions(absl::string_view code, absl::string_view name) {
-  auto identifier_char = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = code.find(name); at != absl::string_view::npos; at = code.find(name, at + 1)) {
-    const size_t end = at + name.size();
-    if ((at == 0 || !identifier_char(code[at - 1])) && (end == code.size() || !identifier_char(code[end]))) return true;
-  }
-  return false;
-}
-
 std::string Indented(absl::string_view code) {
   std::string out;
   for (absl::string_view line : absl::StrSplit(code, '\n', absl::SkipEmpty())) {
@@ -118,31 +106,14 @@ class RowEmitter {
   absl::Status EmitElementLoop(const std::vector<NodeId>& inputs, const PerElement& per_element,
                                absl::string_view after_vector, const std::vector<NodeId>& vector_outputs,
                                bool reads_held);
-  // EmitElementLoop's code for one whole vector (at `indent`, of the slot's
-  // held vectors `held_suffix`), and for one lane's unaligned end.
-  using VectorBlock = std::function<absl::Status(absl::string_view held_suffix, absl::string_view indent)>;
-  using EdgeBlock = std::function<absl::Status(absl::string_view indent)>;
-  // The output pass of a cluster of several rows: each row's ends, then one
-  // loop over the slots that reads each column operand's vectors once and
-  // computes every row's vector from them.
-  absl::Status EmitClusterRowsOutput(const VectorBlock& vector_block, const EdgeBlock& edge_block);
   absl::Status EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs, bool last);
   absl::Status EmitRowNodes();
   // Divisions of the output pass by a row's value become products with its
-  // reciprocal, computed once per row; returns the reciprocals' names.
-  std::vector<std::string> EmitRowReciprocals();
+  // reciprocal, computed once per row.
+  void EmitRowReciprocals();
   // The statements that name this row of the unit (`row`, `row_base`, the
-  // segment and its first vector); for lane groups, row `p` of the group;
-  // for a cluster of several rows, its row `cluster_row`.
-  std::string RowLines(absl::string_view indent, int cluster_row = -1) const;
-  // A cluster of several rows: the statements that open row `p`'s scope
-  // around `body`: its RowLines, then what `body` names of its segments in
-  // shared memory (r_<input>), its unaligned ends (e_<input>) and, with
-  // `bind_values`, the per-row values the stages computed (rk_<name>[p]).
-  std::string ClusterRowScope(int p, absl::string_view body, bool bind_values) const;
-  // A cluster of several rows: the stages, row by row, each row's values kept
-  // in arrays for the output pass.
-  absl::Status EmitClusterRowStages(const std::vector<NodeId>& full_outputs, const std::vector<NodeId>& row_outputs);
+  // segment and its first vector); for lane groups, row `p` of the group.
+  std::string RowLines(absl::string_view indent) const;
   std::string UnitReduce(absl::string_view op, absl::string_view value) const;
   // Where a full-shape input or output lives for the row kernel: in global
   // memory, or in the block's staged span (kiln_stage_<name>, from tile_base).
@@ -192,15 +163,6 @@ class RowEmitter {
   bool rows_in_shared_ = false;
   // Column operands the element block being emitted reads as vectors.
   std::vector<NodeId> column_loads_;
-  // The consecutive rows a cluster holds (RowSchedule::rows_per_cluster).
-  int cluster_rows_ = 1;
-  // In a cluster's output pass over several rows, the row whose vector is
-  // being emitted: its column operands are the slot's aligned vectors
-  // (c_<input>, or lo_/hi_<input> shifted by the row's kColShift<p>).
-  int cluster_row_ = -1;
-  // A cluster of several rows: the per-row values its output pass reads
-  // (a C++ type and the name the stages declared), kept in rk_<name>[p].
-  std::vector<std::pair<std::string, std::string>> row_values_;
   std::vector<NodeId> held_values_;
   std::string body_;
   absl::flat_hash_map<NodeId, std::string> row_known_;  // reductions and per-row values
@@ -362,14 +324,6 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
     for (NodeId column : column_loads_) {
       const std::string name = signature_.InputName(column);
       const std::string type = StorageType(graph_.node(column).dtype);
-      if (cluster_row_ >= 0) {
-        // The slot's aligned vectors, read once for all the cluster's rows.
-        if (!aligned_) {
-          absl::StrAppend(&body_, indent, "const KilnVec<", type, ", kV> c_", name, " = kiln_shift_vec<", type,
-                          ", kV, kColShift", cluster_row_, ">(lo_", name, ", hi_", name, ");\n");
-        }
-        continue;
-      }
       absl::StrAppend(&body_, indent, "const KilnVec<", type, ", kV> c_", name, " = ",
                       aligned_ ? absl::StrCat("kiln_load_vec<", type, ", kV>(", name, " + (g - row_base));\n")
                                : absl::StrCat("kiln_load_cols<", type, ", kV, kColShift>(", name,
@@ -443,7 +397,6 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
   // its edge last, after the vector whose first value shifts a held moment;
   // held values in registers need unrolled slots.
   const bool edge_first = !vector_outputs.empty();
-  if (edge_first && cluster_rows_ > 1) return EmitClusterRowsOutput(vector_block, edge_block);
   const bool rolled = edge_first && rows_in_shared_ && !(reads_held && !held_values_.empty());
   if (edge_first) {
     if (absl::Status s = edge_block("  "); !s.ok()) return s;
@@ -488,74 +441,6 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
     absl::StrAppend(&body_, outer);
   }
   return edge_first ? absl::OkStatus() : edge_block("  ");
-}
-
-absl::Status RowEmitter::EmitClusterRowsOutput(const VectorBlock& vector_block, const EdgeBlock& edge_block) {
-  for (int p = 0; p < cluster_rows_; ++p) {
-    std::string edge;
-    std::swap(body_, edge);
-    absl::Status status = edge_block("  ");
-    std::swap(body_, edge);
-    if (!status.ok()) return status;
-    if (edge.empty()) continue;
-    const std::string scope = absl::StrCat("  if (row_live) {\n", Indented(edge), "  }\n");
-    absl::StrAppend(&body_, "  {\n", Indented(absl::StrCat(ClusterRowScope(p, scope, true), scope)), "  }\n");
-  }
-  std::string rows;
-  for (int p = 0; p < cluster_rows_; ++p) {
-    std::string vector;
-    std::swap(body_, vector);
-    cluster_row_ = p;
-    absl::Status status = vector_block("", "    ");
-    cluster_row_ = -1;
-    std::swap(body_, vector);
-    if (!status.ok()) return status;
-    const std::string scope = absl::StrCat("  const kiln_index g = vec_begin + k;\n",
-                                           "  if (row_live && (s < kFullSlots || g < vec_end)) {\n", vector, "  }\n");
-    absl::StrAppend(&rows, "  {\n", Indented(absl::StrCat(ClusterRowScope(p, scope, true), scope)), "  }\n");
-  }
-  // Every row's segment has its slots at the same columns of the block's
-  // chunk, up to the row's shift: the column vectors at col_begin + k and
-  // the next (unaligned rows) hold them all. A row whose vector at slot s is
-  // whole ends by col_end, so where none reaches that far no row has one.
-  std::string columns;
-  for (NodeId column : column_loads_) {
-    const std::string name = signature_.InputName(column);
-    const std::string vector = absl::StrCat("KilnVec<", StorageType(graph_.node(column).dtype), ", kV>");
-    const std::string type = StorageType(graph_.node(column).dtype);
-    if (aligned_) {
-      absl::StrAppend(&columns, "  const ", vector, " c_", name, " = kiln_load_vec<", type, ", kV>(", name,
-                      " + (col_begin + k));\n");
-    } else {
-      absl::StrAppend(&columns, "  const ", vector, " lo_", name, " = kiln_load_vec<", type, ", kV>(", name,
-                      " + (col_begin + k));\n", "  const ", vector, " hi_", name, " = kiln_load_span<", type,
-                      ", kV>(", name, ", col_begin + k + kV, 0, kCols);\n");
-    }
-  }
-  const std::string loop = absl::StrCat(
-      "#pragma unroll 1\n  for (int s = 0; s < kSlots; ++s) {\n",
-      "    const kiln_index k = (static_cast<kiln_index>(s) * kThreads + lane) * kV;\n",
-      "    if (s < kFullSlots || col_begin + k + kV <= col_end) {\n", Indented(Indented(absl::StrCat(columns, rows))),
-      "    }\n  }\n");
-  if (aligned_ || column_loads_.empty()) {
-    absl::StrAppend(&body_, loop);
-    return absl::OkStatus();
-  }
-  // Row p starts p * kCols elements after the first, so its vectors are
-  // shifted against the columns by kCols mod kV fewer elements a row: one
-  // branch on the first row's shift (the chunks start on multiples of kV)
-  // fixes every row's.
-  std::string shifts;
-  for (int p = 0; p < cluster_rows_; ++p) {
-    absl::StrAppend(&shifts, "  constexpr int kColShift", p, " = ",
-                    p == 0 ? std::string("kColShift")
-                           : absl::StrCat("(kColShift + kV - static_cast<int>(kCols % kV) * ", p, " % kV) % kV"),
-                    ";\n");
-  }
-  absl::StrAppend(&body_, "  kiln_with_shift<kV>(static_cast<int>(-(first_row * kCols) & (kV - 1)), [&](auto shift) {\n",
-                  "    constexpr int kColShift = decltype(shift)::value;\n", Indented(absl::StrCat(shifts, loop)),
-                  "  });\n");
-  return absl::OkStatus();
 }
 
 absl::Status RowEmitter::EmitStage(const std::vector<NodeId>& reductions, const std::vector<NodeId>& inputs,
@@ -737,8 +622,7 @@ absl::Status RowEmitter::EmitRowNodes() {
 // x / s by at most one rounding (within every tolerance of the reference),
 // and agrees on zeros, infinities and NaN; only a subnormal divisor, whose
 // reciprocal overflows, differs.
-std::vector<std::string> RowEmitter::EmitRowReciprocals() {
-  std::vector<std::string> names;
+void RowEmitter::EmitRowReciprocals() {
   for (NodeId n : kernel_.nodes) {
     const Node& node = graph_.node(n);
     if (node.op != OpKind::kDiv || !IsFloat(node.dtype) || !IsFull(n)) continue;
@@ -747,12 +631,10 @@ std::vector<std::string> RowEmitter::EmitRowReciprocals() {
     const std::string reciprocal = absl::StrCat("rcp", n);
     absl::StrAppend(&body_, "  const float ", reciprocal, " = 1.0f / ", divisor->second, ";\n");
     program_->MultiplyByReciprocal(n, reciprocal);
-    names.push_back(reciprocal);
   }
-  return names;
 }
 
-std::string RowEmitter::RowLines(absl::string_view indent, int cluster_row) const {
+std::string RowEmitter::RowLines(absl::string_view indent) const {
   std::string code;
   if (unit_ == Unit::kThread) {
     absl::StrAppend(&code, indent, "const kiln_index row_raw = tile_row + static_cast<kiln_index>(p) * kBlockThreads + threadIdx.x;\n",
@@ -763,12 +645,6 @@ std::string RowEmitter::RowLines(absl::string_view indent, int cluster_row) cons
     // lane takes part in the shuffles; only their stores are skipped.
     absl::StrAppend(&code, indent, "const kiln_index row_raw = first_row + static_cast<kiln_index>(p) * (32 / kLanes);\n",
                     indent, "const bool row_live = row_raw < kRows;\n", indent,
-                    "const kiln_index row = row_live ? row_raw : kRows - 1;\n");
-  } else if (cluster_row >= 0) {
-    // Rows past the end (in the last cluster) repeat the last row, so that
-    // every block takes part in the exchanges; only their stores are skipped.
-    absl::StrAppend(&code, indent, "const kiln_index row_raw = first_row + ", cluster_row, ";\n", indent,
-                    "const bool row_live = row_raw < kRows;\n", indent,
                     "const kiln_index row = row_live ? row_raw : kRows - 1;\n");
   } else {
     absl::StrAppend(&code, indent, "const kiln_index row = first_row;\n");
@@ -795,87 +671,6 @@ std::string RowEmitter::RowLines(absl::string_view indent, int cluster_row) cons
     absl::StrAppend(&code, indent, line, "\n");
   }
   return code;
-}
-
-std::string RowEmitter::ClusterRowScope(int p, absl::string_view body, bool bind_values) const {
-  std::string code = RowLines("  ", p);
-  for (absl::string_view name : {"row_live", "edge_live"}) {
-    if (Mentions(code, name) && !Mentions(body, name)) absl::StrAppend(&code, "  (void)", name, ";\n");
-  }
-  for (NodeId input : row_.pass_inputs.front()) {
-    const std::string name = signature_.InputName(input);
-    const std::string type = StorageType(graph_.node(input).dtype);
-    if (Mentions(body, absl::StrCat("r_", name))) {
-      absl::StrAppend(&code, "  KilnVec<", type, ", kV>* const r_", name, " = r_rows_", name, " + ", p,
-                      " * (kSlots * kThreads);\n");
-    }
-    if (!aligned_ && Mentions(body, absl::StrCat("e_", name))) {
-      absl::StrAppend(&code, "  const ", type, " e_", name, " = e_rows_", name, "[", p, "];\n");
-    }
-  }
-  if (bind_values) {
-    for (const auto& [type, name] : row_values_) {
-      if (Mentions(body, name)) absl::StrAppend(&code, "  const ", type, " ", name, " = rk_", name, "[", p, "];\n");
-    }
-  }
-  return code;
-}
-
-absl::Status RowEmitter::EmitClusterRowStages(const std::vector<NodeId>& full_outputs,
-                                              const std::vector<NodeId>& row_outputs) {
-  const absl::flat_hash_map<NodeId, std::string> before = row_known_;
-  std::string rows;
-  for (int p = 0; p < cluster_rows_; ++p) {
-    row_known_ = before;
-    std::string scope;
-    std::swap(body_, scope);
-    for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
-      if (absl::Status s = EmitStage(row_.stages[stage], row_.pass_inputs.front(), stage + 1 == row_.stages.size());
-          !s.ok()) {
-        return s;
-      }
-    }
-    const std::vector<std::string> reciprocals = full_outputs.empty() ? std::vector<std::string>{} : EmitRowReciprocals();
-    if (!row_outputs.empty()) {
-      if (absl::Status s = program_->Emit(row_outputs, row_known_, body_, "  "); !s.ok()) return s;
-      absl::StrAppend(&body_, "  if (lane == 0 && kiln_cluster_rank() == 0 && row_live) {\n");
-      for (NodeId out : row_outputs) {
-        absl::StrAppend(&body_, "    ", signature_.OutputName(out), "[row] = ",
-                        StoreConversion(graph_.node(out).dtype, row_known_[out]), ";\n");
-      }
-      absl::StrAppend(&body_, "  }\n");
-    }
-    if (p == 0) {
-      // The values the stages declared (v<n>, e<n> for a row's operand) that
-      // the outputs' element code names, in node order, then the reciprocals.
-      std::vector<NodeId> stored;
-      for (NodeId out : full_outputs) stored.push_back(StoredValue(out));
-      absl::flat_hash_map<NodeId, std::string> outputs_known = row_known_;
-      std::string outputs_code;
-      if (absl::Status s = program_->Emit(stored, outputs_known, outputs_code, ""); !s.ok()) return s;
-      std::vector<NodeId> known;
-      for (const auto& [n, value] : row_known_) {
-        if (!before.contains(n)) known.push_back(n);
-      }
-      std::sort(known.begin(), known.end());
-      row_values_.clear();
-      for (NodeId n : known) {
-        const std::string& value = row_known_.at(n);
-        if (value != absl::StrCat("v", n) && value != absl::StrCat("e", n)) continue;
-        if (!Mentions(outputs_code, value)) continue;
-        row_values_.push_back({IsReduction(n) ? "float" : ValueType(graph_.node(n).dtype), value});
-      }
-      for (const std::string& r : reciprocals) {
-        if (Mentions(outputs_code, r)) row_values_.push_back({"float", r});
-      }
-    }
-    for (const auto& [type, name] : row_values_) absl::StrAppend(&body_, "  rk_", name, "[", p, "] = ", name, ";\n");
-    std::swap(body_, scope);
-    absl::StrAppend(&rows, "  {\n", Indented(absl::StrCat(ClusterRowScope(p, scope, false), scope)), "  }\n");
-  }
-  for (const auto& [type, name] : row_values_) absl::StrAppend(&body_, "  ", type, " rk_", name, "[kClusterRows];\n");
-  absl::StrAppend(&body_, rows);
-  return absl::OkStatus();
 }
 
 absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
@@ -938,16 +733,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // a block's or cluster's vectors are 16 bytes of the narrowest type.
   int64_t row_shared_bytes = 0;
   rows_in_shared_ = row_.segment_in_shared_memory;
-  cluster_rows_ = unit_ == Unit::kCluster ? row_.rows_per_cluster : 1;
-  // Several rows a cluster share one output pass, which takes every row's
-  // shift from the first's: the rows sit in shared memory, and every block's
-  // segment is long enough to start with a whole vector.
-  KILN_CHECK(cluster_rows_ == 1 || (rows_in_shared_ && Persistent() && shortest >= 2 * vec_));
   if (rows_in_shared_) {
     for (NodeId input : row_.pass_inputs.front()) {
       const int64_t vector_bytes = vec_ * DTypeSize(graph_.node(input).dtype);
       KILN_CHECK(vector_bytes % 16 == 0);
-      row_shared_bytes += int64_t{cluster_rows_} * slots_ * lanes * vector_bytes;
+      row_shared_bytes += int64_t{slots_} * lanes * vector_bytes;
     }
     const int64_t needed = row_shared_bytes + RowSchedule::kReductionSharedBytes;
     if (limits_.BlocksBySharedMemory(needed) < 1) {
@@ -1028,23 +818,18 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
                       "> kiln_partials;\n",
                       "  kiln_cluster_start(kiln_partials);\n  int kiln_turn = 0;\n",
                       "  constexpr kiln_index kChunk = ", chunk, ";\n",
-                      cluster_rows_ > 1
-                          ? absl::StrCat("  constexpr int kClusterRows = ", cluster_rows_,
-                                         ";\n  const kiln_index first_row = static_cast<kiln_index>(blockIdx.x / ",
-                                         row_.cluster_blocks, ") * kClusterRows;\n")
-                          : absl::StrCat("  const kiln_index first_row = blockIdx.x / ", row_.cluster_blocks, ";\n"),
+                      "  const kiln_index first_row = blockIdx.x / ", row_.cluster_blocks, ";\n",
                       "  const int lane = threadIdx.x;\n",
                       "  const kiln_index col_begin = static_cast<kiln_index>(kiln_cluster_rank()) * kChunk;\n",
                       "  const kiln_index col_end = col_begin + kChunk < kCols ? col_begin + kChunk : kCols;\n");
       break;
   }
   absl::StrAppend(&body_, "  (void)kRows;\n");
-  if (!rows_in_turn && cluster_rows_ == 1) absl::StrAppend(&body_, RowLines("  "));
+  if (!rows_in_turn) absl::StrAppend(&body_, RowLines("  "));
 
   // A lane group loads all its rows before it computes any, so each thread
   // has every row's loads in flight at once.
   std::string loads;
-  std::string edge_loads;  // a cluster of several rows: row [p]'s unaligned ends
   if (Persistent()) {
     if (rows_in_shared_) absl::StrAppend(&body_, "  extern __shared__ __align__(16) unsigned char kiln_rows[];\n");
     int64_t row_offset = 0;
@@ -1053,9 +838,9 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       const std::string vector = absl::StrCat("KilnVec<", StorageType(graph_.node(input).dtype), ", kV>");
       std::string load;
       if (rows_in_shared_) {
-        absl::StrAppend(&body_, "  ", vector, "* const r_", cluster_rows_ > 1 ? "rows_" : "", name,
-                        " = reinterpret_cast<", vector, "*>(kiln_rows + ", row_offset, ");\n");
-        row_offset += int64_t{cluster_rows_} * slots_ * lanes * vec_ * DTypeSize(graph_.node(input).dtype);
+        absl::StrAppend(&body_, "  ", vector, "* const r_", name, " = reinterpret_cast<", vector, "*>(kiln_rows + ",
+                        row_offset, ");\n");
+        row_offset += int64_t{slots_} * lanes * vec_ * DTypeSize(graph_.node(input).dtype);
         load = absl::StrCat("kiln_copy_vec_async(&r_", name, "[s * kThreads + lane], ", name, " + g)");
       } else {
         absl::StrAppend(staged ? &loads : &body_, "  ", vector, " h_", name, grouped ? "[kGroupRows]" : "",
@@ -1065,24 +850,11 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
       absl::StrAppend(&loads, "#pragma unroll\n", "  for (int s = 0; s < kSlots; ++s) {\n",
                       "    const kiln_index g = vec_begin + (static_cast<kiln_index>(s) * kThreads + lane) * kV;\n",
                       "    if (s < kFullSlots || g < vec_end) ", load, ";\n  }\n");
-      if (!aligned_ && cluster_rows_ > 1) {
-        absl::StrAppend(&body_, "  ", StorageType(graph_.node(input).dtype), " e_rows_", name,
-                        "[kClusterRows] = {};\n");
-        absl::StrAppend(&edge_loads, "  if (edge_live) e_rows_", name, "[p] = ", name, "[edge_i];\n");
-      } else if (!aligned_) {
+      if (!aligned_) {
         absl::StrAppend(&body_, "  ", StorageType(graph_.node(input).dtype), " e_", name,
                         grouped ? "[kGroupRows] = {}" : " = 0", ";\n");
         absl::StrAppend(&loads, "  if (edge_live) e_", name, row_slot_, " = ", name, "[edge_i];\n");
       }
-    }
-    if (cluster_rows_ > 1) {
-      // Every row's copies are in flight before the first is waited for.
-      std::string rows;
-      for (int p = 0; p < cluster_rows_; ++p) {
-        const std::string row_loads = absl::StrCat(loads, absl::StrReplaceAll(edge_loads, {{"[p]", absl::StrCat("[", p, "]")}}));
-        absl::StrAppend(&rows, "  {\n", Indented(absl::StrCat(ClusterRowScope(p, row_loads, false), row_loads)), "  }\n");
-      }
-      loads = std::move(rows);
     }
     // Each thread reads back only the vectors it copied, so no barrier.
     if (rows_in_shared_) absl::StrAppend(&loads, "  kiln_copy_wait();\n");
@@ -1098,18 +870,14 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   // A staged row is read from shared memory as its thread comes to it, so
   // only one row's values take registers.
   if (staged) std::swap(body_, loads);
-  if (cluster_rows_ > 1) {
-    if (absl::Status s = EmitClusterRowStages(full_outputs, row_outputs); !s.ok()) return s;
-  } else {
-    for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
-      const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs[stage];
-      if (absl::Status s = EmitStage(row_.stages[stage], inputs, stage + 1 == row_.stages.size()); !s.ok()) {
-        return s;
-      }
+  for (size_t stage = 0; stage < row_.stages.size(); ++stage) {
+    const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs[stage];
+    if (absl::Status s = EmitStage(row_.stages[stage], inputs, stage + 1 == row_.stages.size()); !s.ok()) {
+      return s;
     }
   }
   if (!full_outputs.empty()) {
-    if (cluster_rows_ == 1) EmitRowReciprocals();
+    EmitRowReciprocals();
     const std::vector<NodeId>& inputs = Persistent() ? row_.pass_inputs.front() : row_.pass_inputs.back();
     auto per_element = [&](absl::flat_hash_map<NodeId, std::string>& known, std::string& code,
                            absl::string_view indent, bool) -> absl::Status {
@@ -1131,7 +899,7 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
     absl::StrAppend(&body_, rows_in_turn ? Indented(pass) : pass);
     if (rows_in_turn) absl::StrAppend(&body_, "  }\n");
   }
-  if (!row_outputs.empty() && cluster_rows_ == 1) {
+  if (!row_outputs.empty()) {
     if (absl::Status s = program_->Emit(row_outputs, row_known_, body_, "  "); !s.ok()) return s;
     absl::StrAppend(&body_, unit_ == Unit::kCluster ? "  if (lane == 0 && kiln_cluster_rank() == 0) {\n"
                             : rows_in_turn         ? "  if (lane == 0 && row_live) {\n"
@@ -1170,9 +938,8 @@ absl::StatusOr<GeneratedKernel> RowEmitter::Run() {
   if (rows_in_shared_) generated.launch.shared_bytes = static_cast<unsigned>(row_shared_bytes);
   const int64_t rows_per_block = staged ? int64_t{row_.threads} * group_rows
                                         : int64_t{RowSchedule::kWarpsPerBlock} * (32 / lanes) * group_rows;
-  absl::StatusOr<unsigned> grid =
-      LaunchGrid(kernel_.name, rows_in_turn ? CeilDiv(row_.rows, rows_per_block)
-                                            : CeilDiv(row_.rows, int64_t{cluster_rows_}) * row_.cluster_blocks);
+  absl::StatusOr<unsigned> grid = LaunchGrid(
+      kernel_.name, rows_in_turn ? CeilDiv(row_.rows, rows_per_block) : row_.rows * row_.cluster_blocks);
   if (!grid.ok()) return grid.status();
   generated.launch.grid = *grid;
   return generated;

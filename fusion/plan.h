@@ -62,11 +62,6 @@ struct RowSchedule {
   int rows_per_group = 1;
   static constexpr int kWarpsPerBlock = 8;  // warp and packed strategies: each warp with its own rows
   int cluster_blocks = 1;          // blocks sharing one row
-  // Cluster persistent strategy: the consecutive rows a cluster holds at
-  // once, each block the same chunk of each, so that the block reads each
-  // vector of a column operand (a layernorm's weight and bias) once for all
-  // of them rather than once a row.
-  int rows_per_cluster = 1;
   int values_per_thread = 0;       // persistent strategies: row elements each thread holds
   // Block and cluster persistent strategies: each block's segment of the row
   // sits in shared memory, copied there without passing through registers,

@@ -112,7 +112,6 @@ std::string Kernel::Strategy() const {
         absl::StrAppend(&s, ", ", r.threads * r.rows_per_group, " rows per block");
       } else if (rows_per_warp > 1) absl::StrAppend(&s, ", ", rows_per_warp, " rows per warp");
       if (r.cluster_blocks > 1) absl::StrAppend(&s, " x", r.cluster_blocks);
-      if (r.rows_per_cluster > 1) absl::StrAppend(&s, ", ", r.rows_per_cluster, " rows a cluster");
       if (r.online_softmax) absl::StrAppend(&s, ", online softmax");
       if (!r.moment_pairs.empty()) absl::StrAppend(&s, ", online moments");
       if (r.passes > 1) absl::StrAppend(&s, ", ", r.passes, " passes");

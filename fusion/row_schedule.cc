@@ -97,9 +97,6 @@ class RowScheduler {
   // without pairs.
   std::string PairsJoined() const;
   std::vector<NodeId> FullInputsReachedFrom(const std::vector<NodeId>& roots) const;
-  // Whether an input varies along the row only, as many elements as the row
-  // (a layernorm's weight [N] against rows of [M, N]).
-  bool HasColumnOperands(int64_t row_length) const;
   // `streams_joined`, where not empty: a row that needs holding only for its
   // pairs (logsumexp) can instead stream in one pass, which joins them.
   void ChooseStrategy(RowSchedule& s, bool needs_hold, absl::string_view streams_joined, int64_t held_inputs) const;
@@ -115,9 +112,6 @@ class RowScheduler {
   // Block and cluster persistent rows: the segment goes to shared memory
   // where it fits there, in the inputs' own types.
   void PlaceSegment(RowSchedule& s) const;
-  // The shared memory a block's segments take: its chunk of each held input
-  // for each of the cluster's rows.
-  int64_t SegmentBytes(const RowSchedule& s) const;
   // A row that fits one warp: a warp per row, or for rows of a few vectors a
   // group of lanes per row with the warp's rows side by side, so the warp's
   // loads cover one contiguous span. `what` names what fits ("row of 3 f32
@@ -143,12 +137,6 @@ class RowScheduler {
   // most 8 elements, so 1-byte types count as 2).
   int64_t element_bytes_ = 4;
 };
-
-bool RowScheduler::HasColumnOperands(int64_t row_length) const {
-  return row_length > 1 && std::any_of(inputs_.begin(), inputs_.end(), [&](NodeId input) {
-           return !IsFull(input) && NumElements(graph_.node(input).shape) == row_length;
-         });
-}
 
 NodeId RowScheduler::OnlineSoftmaxPartner(NodeId sum) const {
   const Node& s = graph_.node(sum);
@@ -473,38 +461,18 @@ std::string RowScheduler::FitRowClusters(RowSchedule& s, std::initializer_list<i
 // 0.94x. A segment that leaves room for one block an SM gains no blocks, and
 // its two measured cases split (softmax [256, 262144] f32 0.98x, layernorm
 // [2097, 32000] f32 1.08x): it stays in registers until a profile says why.
-int64_t RowScheduler::SegmentBytes(const RowSchedule& s) const {
+void RowScheduler::PlaceSegment(RowSchedule& s) const {
   // A block's vectors cover its share of the row, one more vector where the
   // share does not divide into them, and up to a vector a thread beyond.
   constexpr int64_t kMaxVector = 8;
   const int64_t share = CeilDiv(s.row_length, int64_t{s.cluster_blocks}) + kMaxVector * (s.threads + 1);
   int64_t bytes = 0;
   for (NodeId input : s.pass_inputs.front()) bytes += share * DTypeSize(graph_.node(input).dtype);
-  return bytes * s.rows_per_cluster;
-}
-
-void RowScheduler::PlaceSegment(RowSchedule& s) const {
   const bool few_blocks_an_sm = s.threads == limits_.max_threads_per_block || s.cluster_blocks > 1;
-  auto fits = [&](const RowSchedule& t) {
-    return limits_.BlocksBySharedMemory(SegmentBytes(t) + RowSchedule::kReductionSharedBytes) >= 2;
-  };
-  s.segment_in_shared_memory = few_blocks_an_sm && fits(s);
+  s.segment_in_shared_memory =
+      few_blocks_an_sm && limits_.BlocksBySharedMemory(bytes + RowSchedule::kReductionSharedBytes) >= 2;
   absl::StrAppend(&s.reason, s.segment_in_shared_memory ? ", each block's segment held in shared memory"
                                                         : ", held in registers");
-  // Column operands are read again for every row, from L2: layernorm's
-  // weight and bias cost each row twice its own bytes there. A cluster of
-  // twice the blocks holds two rows, each block about the bytes it held of
-  // one, and reads each column vector once for both.
-  RowSchedule paired = s;
-  paired.cluster_blocks *= 2;
-  paired.rows_per_cluster = 2;
-  if (s.strategy == RowStrategy::kClusterPersistent && s.segment_in_shared_memory && s.rows > 1 &&
-      HasColumnOperands(s.row_length) && paired.cluster_blocks <= limits_.max_cluster_blocks && fits(paired)) {
-    s.cluster_blocks = paired.cluster_blocks;
-    s.rows_per_cluster = paired.rows_per_cluster;
-    absl::StrAppend(&s.reason, "; two rows a cluster of ", s.cluster_blocks,
-                    " blocks, so that each block reads its chunk of the column operands once for both");
-  }
 }
 
 RowSchedule RowScheduler::Run() {
