@@ -3,7 +3,7 @@
 # - RowGpuTest (every row kernel against the CPU reference; s26's gated-layernorm tuning test);
 # - compute-sanitizer memcheck of the unaligned cluster kernel, layernorm [1335, 50257] bf16;
 # - the sweep's cases left on this card, for the time left.
-# The first argument caps the call (seconds).
+# The first argument caps the call (seconds); the second is the tests' gtest filter.
 export PATH=/usr/local/cuda/bin:$PATH PYTHONUNBUFFERED=1
 cap=${1:-590}
 start=$(date +%s)
@@ -11,7 +11,7 @@ o=/tmp/oB; mkdir -p $o
 left() { echo $(( cap - ($(date +%s) - start) )); }
 stamp() { echo "$1 rc=$2 $(( $(date +%s) - start ))s" >> $o/log.txt; tar czf $OUT/callB.tgz -C $o .; }
 nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv > $o/gpu.txt
-KILN_CACHE_DIR=/tmp/kcB timeout 200 .gpu/run runtime_test --gtest_filter='RowGpuTest.*' > $o/tests_runtime.log 2>&1
+KILN_CACHE_DIR=/tmp/kcB timeout 200 .gpu/run runtime_test --gtest_filter="${2:-RowGpuTest.*}" > $o/tests_runtime.log 2>&1
 stamp "runtime tests" $?
 KILN_CACHE_DIR=/tmp/kcB timeout 60 compute-sanitizer --tool memcheck --error-exitcode 7 \
   .gpu/run kiln run .gpu/graphs11/layernorm_1335x50257_bf16.textproto --iters=1 --autotune=off > $o/memcheck_layernorm_1335x50257_bf16.txt 2>&1
