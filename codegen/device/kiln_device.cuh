@@ -636,21 +636,21 @@ __device__ __forceinline__ int kiln_cluster_open(Exchange& exchange, int& turn, 
 // arrived in, where an acquire at cluster scope on every poll would order
 // the thread's later global loads too (on the H200 the two ran the same).
 // A poll that finds the half incomplete sleeps until it completes, up to
-// kKilnExchangeSleepNs (ptxas: NANOSLEEP.SYNCS between polls). Without the
+// kSleepNs (ptxas: NANOSLEEP.SYNCS between polls). Without the
 // hint the polls returned at once: in layernorm [1335, 50257] bf16 on an
 // H100 a warp polled 58.6 times a reduction on average, and the polls and their branches
 // were 12.5% of the kernel's instructions (ncu), issue slots its other
 // blocks' warps needed.
-constexpr unsigned kKilnExchangeSleepNs = 1000000;
 template <typename Exchange>
 __device__ __forceinline__ void kiln_cluster_await(Exchange& exchange, int h, unsigned parity) {
+  constexpr unsigned kSleepNs = 1000000;
   const unsigned bar = kiln_shared_address(&exchange.arrived[h]);
   unsigned done = 0;
   do {
     asm volatile(
         "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [%1], %2, %3;\n\t"
         "selp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done) : "r"(bar), "r"(parity), "r"(kKilnExchangeSleepNs) : "memory");
+        : "=r"(done) : "r"(bar), "r"(parity), "r"(kSleepNs) : "memory");
   } while (!done);
   asm volatile("fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory");
 }
