@@ -5,7 +5,7 @@
 #   kiln_load_span joins a 16-bit vector's two paths as words, and the tuning cache keeps the
 #   launch-bound and cluster-size choices (runtime/tuning_cache.h);
 # - kiln_full: kiln_words, plus the cluster exchange's polls sleep until the half completes
-#   (mbarrier.try_wait with a suspend-time hint). It is 349684b.
+#   (mbarrier.try_wait with a suspend-time hint). It is 35d3ff7.
 # In this order, the timing early in case the call is cut short:
 # - RowGpuTest (row kernels against the CPU reference, the two tuning-cache tests),
 #   LoadedKernelGpuTest and AutotunerGpuTest, with the working tree's runtime_test;

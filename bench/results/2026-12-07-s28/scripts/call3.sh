@@ -1,6 +1,6 @@
 #!/bin/bash
 # Call 3 (s28): call 2 cut to the ~260 s the budget left, the builds as call 2 names them.
-# - kiln_base against kiln_full (349684b) on 8 of the A/B cases;
+# - kiln_base against kiln_full (35d3ff7) on 8 of the A/B cases;
 # - RowGpuTest with the working tree's runtime_test (every row kernel against the CPU reference,
 #   the two tuning-cache tests);
 # - compute-sanitizer memcheck of kiln_full's cluster kernel;
