@@ -9,8 +9,7 @@
 namespace kiln {
 namespace {
 
-// What each kind's keys start with. The matmul tuner's is the one its keys
-// had before the other tuners kept their choices, so its entries stay found.
+// What each kind's keys start with.
 absl::string_view KeyDomain(TuningKind kind) {
   switch (kind) {
     case TuningKind::kMatmulConfig:
@@ -44,7 +43,7 @@ absl::StatusOr<Hash128> KernelTuningKey(TuningKind kind, const Graph& graph, con
   keyed.name = "kiln_tuning_key";
   absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, keyed, limits);
   if (!generated.ok()) return generated.status();
-  return TuningKey(kind, generated->body, device, limits.Arch());
+  return TuningKey(kind, generated->Source(), device, limits.Arch());
 }
 
 }  // namespace kiln

@@ -1,7 +1,8 @@
 // The key under which a tuner keeps its choice for one kernel in the
 // TuningCache (runtime/tuning_cache.h): which tuner chose, the kernel as
-// planned (before any tuning) generated under a fixed name, the GPU's name
-// and SM count, the architecture and the NVRTC version.
+// planned (before any tuning) generated under a fixed name with the device
+// library it includes, the GPU's name and SM count, the architecture and the
+// NVRTC version. A change to any of them times the kernel again.
 //
 //   absl::StatusOr<Hash128> key = KernelTuningKey(TuningKind::kLaunchBound, graph, kernel, limits, device.info());
 #ifndef KILN_RUNTIME_TUNING_KEY_H_
@@ -26,13 +27,16 @@ enum class TuningKind {
 };
 
 // The key of `kind`'s choice for the kernel whose heuristic source is
-// `heuristic_source` (it spells out shapes, dtypes, operand layouts, batches,
-// the epilogue and the planned schedule).
+// `heuristic_source`: the whole translation unit, device library and body
+// (the body spells out shapes, dtypes, operand layouts, batches, the
+// epilogue and the planned schedule).
 Hash128 TuningKey(TuningKind kind, absl::string_view heuristic_source, const DeviceInfo& device,
                   absl::string_view arch);
 
 // TuningKey of `kernel` as planned, generated under a fixed name so that
-// equal kernels of different graphs share one result; for limits.Arch().
+// equal kernels of different graphs share one result, with the device
+// library: a choice timed on other library code may no longer be the best.
+// For limits.Arch().
 absl::StatusOr<Hash128> KernelTuningKey(TuningKind kind, const Graph& graph, const Kernel& kernel,
                                         const DeviceLimits& limits, const DeviceInfo& device);
 

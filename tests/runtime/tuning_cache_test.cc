@@ -8,7 +8,6 @@
 
 #include "gtest/gtest.h"
 #include "runtime/cache_entry.h"
-#include "runtime/nvrtc_compiler.h"
 
 namespace kiln {
 namespace {
@@ -67,20 +66,6 @@ TEST(TuningKeyTest, EachKindHasKeysOfItsOwn) {
   fewer.sm_count = 114;
   EXPECT_NE(TuningKey(TuningKind::kRowClusters, "kernel source", fewer, "sm_90a"), clusters);
   EXPECT_NE(TuningKey(TuningKind::kRowClusters, "kernel source", kH200, "sm_90"), clusters);
-}
-
-// Matmul configs tuned before the other tuners kept their choices are still
-// found: a matmul key hashes what it always did.
-TEST(TuningKeyTest, MatmulKeysAreThoseOfEarlierEntries) {
-  StableHasher h;
-  h.Add("kiln matmul tuning");
-  h.Add(uint64_t{kCacheEntryFormatVersion});
-  h.Add("kernel source");
-  h.Add(kH200.name);
-  h.Add(uint64_t(kH200.sm_count));
-  h.Add("sm_90a");
-  h.Add(NvrtcVersion());
-  EXPECT_EQ(TuningKey(TuningKind::kMatmulConfig, "kernel source", kH200, "sm_90a"), h.Finish());
 }
 
 TEST_F(TuningCacheTest, AStoredConfigIsFoundByASecondProcessCache) {

@@ -1,5 +1,6 @@
 #include "runtime/tuning_key.h"
 
+#include "codegen/kernel_codegen.h"
 #include "fusion/planner.h"
 #include "gtest/gtest.h"
 #include "tests/row_test_graphs.h"
@@ -33,6 +34,24 @@ TEST(KernelTuningKeyTest, NamesTheScheduleAndTheTunerButNotTheKernelName) {
   DeviceInfo h100 = kH200;
   h100.name = "NVIDIA H100 80GB HBM3";
   EXPECT_NE(KernelTuningKey(TuningKind::kRowClusters, graph, kernel, limits, h100).value_or(*key), *key);
+}
+
+// The key covers the device library the kernel includes as well as its body:
+// a choice timed on other library code is timed again.
+TEST(KernelTuningKeyTest, HashesTheDeviceLibraryWithTheBody) {
+  const Graph graph = SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 100, 262147);
+  const DeviceLimits limits;
+  absl::StatusOr<Plan> plan = PlanFusion(graph, limits);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  Kernel keyed = plan->kernels[0];
+  keyed.name = "kiln_tuning_key";
+  absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, keyed, limits);
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  ASSERT_NE(generated->Source(), generated->body);
+  absl::StatusOr<Hash128> key = KernelTuningKey(TuningKind::kLaunchBound, graph, plan->kernels[0], limits, kH200);
+  ASSERT_TRUE(key.ok()) << key.status();
+  EXPECT_EQ(*key, TuningKey(TuningKind::kLaunchBound, generated->Source(), kH200, limits.Arch()));
+  EXPECT_NE(*key, TuningKey(TuningKind::kLaunchBound, generated->body, kH200, limits.Arch()));
 }
 
 }  // namespace
