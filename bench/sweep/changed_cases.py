@@ -7,12 +7,20 @@ with the old build stands; the others need measuring again. (A launch bound that
 is chosen at run time, from the same code, so it is not compared.)
 
     python3 bench/sweep/changed_cases.py --old OLD/kiln --new build/kiln > changed.txt
-    python3 bench/sweep/changed_cases.py --old OLD/kiln --new build/kiln \
+    python3 bench/sweep/changed_cases.py --old OLD/kiln --new build/kiln \\
         --keep OLD_SWEEP/sweep.json --seed NEW_SWEEP/sweep.json
 
 With --keep and --seed it also writes, at the --seed path, the --keep sweep's entries of the cases
 compared and found unchanged: a sweep started on it with --skip-done (run_sweep.py) measures only the
 rest.
+
+A sweep that several builds measured (each entry's `kiln_build`) takes --old-builds instead of --old:
+a JSON object from those build strings to the shell words of a kiln built from the same code. Each
+case is then compared against the build that measured its --keep entry; a case whose build the
+object does not name, or that --keep does not hold, counts as changed.
+
+    python3 bench/sweep/changed_cases.py --old-builds builds.json --new build/kiln \\
+        --keep OLD_SWEEP/sweep.json --seed NEW_SWEEP/sweep.json
 """
 
 from __future__ import annotations
@@ -64,8 +72,11 @@ def fingerprint(kiln: list[str], graph: pathlib.Path, work: pathlib.Path) -> str
     return "\n".join(parts)
 
 
-def changed_cases(old: list[str], new: list[str], names: list[str], jobs: int) -> list[str]:
-    """The names among `names` whose fingerprint differs between the two builds, in their order."""
+def changed_cases(old: list[str] | dict[str, list[str] | None], new: list[str], names: list[str],
+                  jobs: int) -> list[str]:
+    """The names among `names` whose fingerprint differs between the old build and the new, in their
+    order. `old` is one build's shell words, or each name's own old build (None: not known, so the
+    case counts as changed)."""
     cases = {case.name: case for case in all_cases()}
     unknown = [n for n in names if n not in cases]
     if unknown:
@@ -74,13 +85,23 @@ def changed_cases(old: list[str], new: list[str], names: list[str], jobs: int) -
         root = pathlib.Path(tmp)
 
         def differs(name: str) -> bool:
+            old_build = old.get(name) if isinstance(old, dict) else old
+            if old_build is None:
+                return True
             graph = root / f"{name}.textproto"
             graph.write_text(cases[name].textproto())
-            return fingerprint(old, graph, root / "old" / name) != fingerprint(new, graph, root / "new" / name)
+            return fingerprint(old_build, graph, root / "old" / name) != fingerprint(new, graph, root / "new" / name)
 
         with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
             flags = list(pool.map(differs, names))
     return [name for name, flag in zip(names, flags) if flag]
+
+
+def old_builds_of(builds: pathlib.Path, keep: pathlib.Path) -> dict[str, list[str] | None]:
+    """Each case of `keep`'s sweep to the shell words `builds` gives the build that measured it."""
+    commands = json.loads(builds.read_text())
+    return {entry["name"]: shlex.split(commands[entry.get("kiln_build")]) if entry.get("kiln_build") in commands
+            else None for entry in json.loads(keep.read_text())["cases"]}
 
 
 def write_seed(keep: pathlib.Path, seed: pathlib.Path, unchanged: set[str]) -> int:
@@ -94,7 +115,10 @@ def write_seed(keep: pathlib.Path, seed: pathlib.Path, unchanged: set[str]) -> i
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--old", required=True, help="the build a sweep measured, as shell words")
+    olds = parser.add_mutually_exclusive_group(required=True)
+    olds.add_argument("--old", help="the build a sweep measured, as shell words")
+    olds.add_argument("--old-builds", type=pathlib.Path,
+                      help="JSON: each kiln_build string of the --keep sweep to the shell words of that build")
     parser.add_argument("--new", required=True, help="the build to measure, as shell words")
     parser.add_argument("--filter", help="only cases whose name matches this regular expression")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
@@ -103,8 +127,11 @@ def main() -> int:
     args = parser.parse_args()
     if (args.keep is None) != (args.seed is None):
         parser.error("--keep and --seed go together")
+    if args.old_builds is not None and args.keep is None:
+        parser.error("--old-builds needs --keep: its entries say which build measured each case")
     names = [c.name for c in all_cases() if not args.filter or re.search(args.filter, c.name)]
-    changed = changed_cases(shlex.split(args.old), shlex.split(args.new), names, args.jobs)
+    old = shlex.split(args.old) if args.old is not None else old_builds_of(args.old_builds, args.keep)
+    changed = changed_cases(old, shlex.split(args.new), names, args.jobs)
     for name in changed:
         print(name)
     print(f"{len(changed)} of {len(names)} cases run different code", file=sys.stderr)

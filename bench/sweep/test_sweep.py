@@ -29,7 +29,7 @@ sys.path.insert(0, str(HERE.parent))
 import run_sweep  # noqa: E402
 from caches import cache_env  # noqa: E402
 from case_run import _fractions, remove_io  # noqa: E402
-from changed_cases import changed_cases, write_seed  # noqa: E402
+from changed_cases import changed_cases, old_builds_of, write_seed  # noqa: E402
 from cases import all_cases  # noqa: E402
 from kiln_inputs import FORMATS, SelfCheckGraph, kiln_values, round_to_format  # noqa: E402
 from resources import collect as collect_resources  # noqa: E402
@@ -655,6 +655,24 @@ class ChangedCasesTest(unittest.TestCase):
             other.write_text(f'#!/bin/sh\nexec "{KILN}" "$@" --max-cluster-blocks=2\n')
             other.chmod(0o755)
             self.assertEqual(changed_cases([str(KILN)], [str(other)], names, jobs=2), ["softmax_1335x50257_bf16"])
+            # Each case against its own old build: the one whose build is unknown has changed.
+            self.assertEqual(changed_cases({"sum_1000x128_f32": [str(other)]}, [str(KILN)], names, jobs=2),
+                             ["softmax_1335x50257_bf16"])
+
+    def test_each_kept_entry_names_the_build_that_measured_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            keep, builds = pathlib.Path(tmp) / "sweep.json", pathlib.Path(tmp) / "builds.json"
+            keep.write_text(json.dumps({"cases": [
+                {"name": "sum_1000x128_f32", "kiln_build": "0.1.0 (git aaaa)"},
+                {"name": "softmax_1335x50257_bf16", "kiln_build": "0.1.0 (git bbbb-dirty)"},
+                {"name": "max_1000x128_f32"}]}))
+            builds.write_text(json.dumps({"0.1.0 (git aaaa)": "/opt/kiln-a --flag"}))
+            old = old_builds_of(builds, keep)
+            self.assertEqual(old, {"sum_1000x128_f32": ["/opt/kiln-a", "--flag"], "softmax_1335x50257_bf16": None,
+                                   "max_1000x128_f32": None})
+            # Cases of no known build count as changed without running anything.
+            names = ["softmax_1335x50257_bf16", "max_1000x128_f32", "transpose10_4096x4096_f32"]
+            self.assertEqual(changed_cases(old, ["/nonexistent/kiln"], names, jobs=2), names)
 
     def test_the_seed_keeps_only_the_unchanged_entries(self):
         with tempfile.TemporaryDirectory() as tmp:

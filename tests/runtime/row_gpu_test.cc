@@ -203,15 +203,20 @@ TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   EXPECT_EQ((*untuned)->kernels()[0].min_blocks_per_sm, 4);
 }
 
-// The cluster sizes a row-cluster tuning note says it timed, with their
-// times, and the size it kept ("clusters tuned to 4 blocks for 100 rows: of
-// 8 blocks 30 fit on the GPU at once (4 waves) 96.2 us, of 4 blocks 62 (2
-// waves) 88.0 us"); kept -1 where the note does not read so.
+// The cluster sizes the row-cluster tuning note among a kernel's compile
+// notes ("; "-separated) says it timed, with their times, and the size it
+// kept ("clusters tuned to 4 blocks for 100 rows: of 8 blocks 30 fit on the
+// GPU at once (4 waves) 96.2 us, of 4 blocks 62 (2 waves) 88.0 us"); kept -1
+// where there is no such note or it does not read so.
 struct TimedClusters {
   int kept = -1;
   std::vector<std::pair<int, double>> timed;
 };
-TimedClusters ReadClusterTuning(absl::string_view note) {
+TimedClusters ReadClusterTuning(absl::string_view notes) {
+  absl::string_view note;
+  for (absl::string_view n : absl::StrSplit(notes, "; ")) {
+    if (absl::StartsWith(n, "clusters tuned to ")) note = n;
+  }
   TimedClusters r;
   const std::vector<absl::string_view> head = absl::StrSplit(note, absl::MaxSplits(" blocks for ", 1));
   if (head.size() != 2 || !absl::SimpleAtoi(absl::StripPrefix(head[0], "clusters tuned to "), &r.kept)) return {};
@@ -248,11 +253,7 @@ TEST_F(RowGpuTest, ClustersOfHeldRowsThatRunInWavesAreTuned) {
       Executable::Compile(graph, device(), cache, {.tuning_cache = &tuning_cache});
   ASSERT_TRUE(exe.ok()) << exe.status();
   const std::string& notes = (*exe)->compile_notes()[0];
-  std::string tuning;
-  for (absl::string_view note : absl::StrSplit(notes, "; ")) {
-    if (absl::StartsWith(note, "clusters tuned to ")) tuning = std::string(note);
-  }
-  const TimedClusters read = ReadClusterTuning(tuning);
+  const TimedClusters read = ReadClusterTuning(notes);
   ASSERT_GE(read.timed.size(), 2u) << notes;
   EXPECT_EQ(read.timed[0].first, 8) << notes;
   std::pair<int, double> fastest = read.timed[0];
@@ -328,11 +329,7 @@ TEST_F(RowGpuTest, TunedRowClustersAreTakenFromTheTuningCacheByASecondProcess) {
       Executable::Compile(graph, device(), cache, {.tuning_cache = &first});
   ASSERT_TRUE(tuned.ok()) << tuned.status();
   const std::string& tuned_notes = (*tuned)->compile_notes()[0];
-  std::string tuning;
-  for (absl::string_view note : absl::StrSplit(tuned_notes, "; ")) {
-    if (absl::StartsWith(note, "clusters tuned to ")) tuning = std::string(note);
-  }
-  const int kept = ReadClusterTuning(tuning).kept;
+  const int kept = ReadClusterTuning(tuned_notes).kept;
   ASSERT_GE(kept, 2) << tuned_notes;
   EXPECT_GE(first.stats().stores, 1);
 
