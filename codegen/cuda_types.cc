@@ -35,11 +35,6 @@ std::string LoadConversion(DType dtype, absl::string_view stored) {
   }
 }
 
-std::string VectorElementConversion(DType dtype, absl::string_view vector, absl::string_view index) {
-  if (dtype == DType::kBF16) return absl::StrCat("kiln_bf16_at(", vector, ", ", index, ")");
-  return LoadConversion(dtype, absl::StrCat(vector, ".v[", index, "]"));
-}
-
 std::string StoreConversion(DType dtype, absl::string_view value) {
   switch (dtype) {
     case DType::kF16: return absl::StrCat("kiln_f32_to_f16(", value, ")");

@@ -3,7 +3,6 @@
 //
 //   StorageType(DType::kBF16)           -> "unsigned short"
 //   LoadConversion(DType::kBF16, "p[i]") -> "kiln_bf16_to_f32(p[i])"
-//   VectorElementConversion(DType::kBF16, "h", "j") -> "kiln_bf16_at(h, j)"
 //   FloatLiteral(0.5)                   -> "0x1p-1f"
 #ifndef KILN_CODEGEN_CUDA_TYPES_H_
 #define KILN_CODEGEN_CUDA_TYPES_H_
@@ -20,9 +19,6 @@ std::string StorageType(DType dtype);
 std::string ValueType(DType dtype);
 // A stored element (an expression of StorageType) as a register value.
 std::string LoadConversion(DType dtype, absl::string_view stored);
-// Element `index` of a KilnVec of stored elements as a register value; a
-// bf16 element is read from its 32-bit word (kiln_bf16_at).
-std::string VectorElementConversion(DType dtype, absl::string_view vector, absl::string_view index);
 // A register value as the StorageType to store.
 std::string StoreConversion(DType dtype, absl::string_view value);
 // An exact literal of the value type: hex floats for floats, so a constant

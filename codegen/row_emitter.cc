@@ -206,7 +206,7 @@ std::string RowEmitter::ExternalLoad(NodeId operand, NodeId consumer) {
       if (std::find(column_loads_.begin(), column_loads_.end(), operand) == column_loads_.end()) {
         column_loads_.push_back(operand);
       }
-      return VectorElementConversion(node.dtype, absl::StrCat("c_", name), "j");
+      return LoadConversion(node.dtype, absl::StrCat("c_", name, ".v[j]"));
     }
     return OperandAt(node, name, "i - row_base");
   }
@@ -309,10 +309,10 @@ absl::Status RowEmitter::EmitElementLoop(const std::vector<NodeId>& inputs, cons
       if (rows_in_shared_) {
         absl::StrAppend(&body_, indent, "const KilnVec<", StorageType(graph_.node(input).dtype), ", kV> h_", name,
                         " = r_", name, "[s * kThreads + lane];\n");
-        known[input] = VectorElementConversion(graph_.node(input).dtype, absl::StrCat("h_", name), "j");
+        known[input] = LoadConversion(graph_.node(input).dtype, absl::StrCat("h_", name, ".v[j]"));
       } else {
-        known[input] =
-            VectorElementConversion(graph_.node(input).dtype, absl::StrCat("h_", name, row_slot_, held_suffix), "j");
+        known[input] = LoadConversion(graph_.node(input).dtype,
+                                      absl::StrCat("h_", name, row_slot_, held_suffix, ".v[j]"));
       }
     }
     if (reads_held) {

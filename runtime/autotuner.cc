@@ -15,7 +15,6 @@
 #include "runtime/device_buffer.h"
 #include "runtime/kernel_timing.h"
 #include "runtime/loaded_kernel.h"
-#include "runtime/tuning_key.h"
 
 namespace kiln {
 namespace {
@@ -49,9 +48,14 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
     if (options.progress) options.progress(line);
   };
   TuningReport report{.kernel = kernel.name};
-  absl::StatusOr<Hash128> key = KernelTuningKey(TuningKind::kMatmulConfig, graph, kernel, limits, device.info());
-  if (!key.ok()) return key.status();
-  if (std::optional<MatmulConfig> cached = tuning.Find<MatmulConfig>(*key)) {
+  // The key: the heuristic kernel under a fixed name, so equal kernels of
+  // different graphs share one result.
+  Kernel keyed = kernel;
+  keyed.name = "kiln_tuning_key";
+  absl::StatusOr<GeneratedKernel> heuristic = GenerateKernel(graph, keyed, limits);
+  if (!heuristic.ok()) return heuristic.status();
+  const Hash128 key = TuningKey(heuristic->body, device.info(), limits.Arch());
+  if (std::optional<MatmulConfig> cached = tuning.Find(key)) {
     if (ApplyMatmulConfig(*cached, "tuning cache", limits, kernel.matmul()).ok()) {
       report.config = *cached;
       report.source = "tuning cache";
@@ -79,8 +83,6 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
       return kernels.GetOrCompile({c.generated.Source(), kernel.name}, arch);
     });
   }
-  absl::StatusOr<GeneratedKernel> heuristic = GenerateKernel(graph, kernel, limits);
-  if (!heuristic.ok()) return heuristic.status();
   absl::StatusOr<std::map<NodeId, DeviceBuffer>> buffers = TuningBuffers(graph, *heuristic, device, kernels);
   if (!buffers.ok()) return buffers.status();
 
@@ -105,7 +107,7 @@ absl::StatusOr<TuningReport> TuneKernel(const Graph& graph, Kernel& kernel, cons
     return absl::InternalError(absl::StrCat("kernel ", kernel.name, ": no matmul candidate compiled and ran"));
   }
   if (absl::Status s = ApplyMatmulConfig(report.config, "tuned", limits, kernel.matmul()); !s.ok()) return s;
-  tuning.Store(*key, report.config);
+  tuning.Store(key, report.config);
   report.source = "tuned";
   report.best_us = best;
   report.seconds = SecondsSince(start);

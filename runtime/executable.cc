@@ -52,12 +52,12 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
       return s;
     }
   }
-  static TuningCache* const default_tuning = new TuningCache();
-  TuningCache& tuning_cache = options.tuning_cache != nullptr ? *options.tuning_cache : *default_tuning;
   std::vector<TuningReport> tuning;
   if (options.autotune) {
+    static TuningCache* const default_tuning = new TuningCache();
     absl::StatusOr<std::vector<TuningReport>> tuned =
-        TuneMatmulKernels(graph, *plan, limits, device, cache, tuning_cache, options.tuning);
+        TuneMatmulKernels(graph, *plan, limits, device, cache,
+                          options.tuning_cache != nullptr ? *options.tuning_cache : *default_tuning, options.tuning);
     if (!tuned.ok()) return tuned.status();
     tuning = *std::move(tuned);
   }
@@ -69,8 +69,7 @@ absl::StatusOr<std::unique_ptr<Executable>> Executable::Compile(const Graph& gra
   exe->constants_ = *std::move(constants);
   const Graph& g = exe->graph_;
   for (Kernel& kernel : exe->plan_.kernels) {
-    absl::StatusOr<TunedKernel> tuned =
-        LoadWithTunedRowClusters(g, kernel, limits, device, cache, tuning_cache, options.autotune);
+    absl::StatusOr<TunedKernel> tuned = LoadWithTunedRowClusters(g, kernel, limits, device, cache, options.autotune);
     if (!tuned.ok()) return tuned.status();
     const LaunchConfig config = LaunchConfigOf(tuned->generated);
     const std::string residency = ClusterResidencyNote(*tuned->loaded, config, tuned->generated.launch.cluster);

@@ -65,9 +65,8 @@ struct ExecutableOptions {
   std::optional<MatmulConfig> matmul_config;
   // Other matmul kernels take their config from tuning (runtime/autotuner.h):
   // the tuning cache, or timing the candidates on first use of a key. Launch
-  // bounds that spill and the clusters of rows split over them are tuned
-  // too, through the same cache. false: the planner's choices, with no GPU
-  // timing and no tuning cache read or written.
+  // bounds that spill and the clusters of rows split over them are timed
+  // too. false: the planner's choices, with no GPU timing.
   bool autotune = true;
   TuningCache* tuning_cache = nullptr;  // null: the process's default cache
   TuningOptions tuning;                 // progress lines
@@ -107,9 +106,9 @@ class Executable {
   // Per kernel, what compiling and loading it found beyond the plan: empty,
   // or the launch bound tuning chose and what it timed
   // (runtime/launch_bound_tuner.h), the cluster size tuning chose for rows
-  // split over clusters (runtime/row_cluster_tuner.h), or that the tuning
-  // cache held either, and for a cluster kernel how many of its clusters fit
-  // on the GPU at once (runtime/cluster_residency.h).
+  // split over clusters (runtime/row_cluster_tuner.h), and for a cluster
+  // kernel how many of its clusters fit on the GPU at once
+  // (runtime/cluster_residency.h).
   const std::vector<std::string>& compile_notes() const { return compile_notes_; }
   // What tuning decided, one entry per matmul kernel it chose a config for.
   const std::vector<TuningReport>& tuning() const { return tuning_; }

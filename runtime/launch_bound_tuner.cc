@@ -1,15 +1,12 @@
 #include "runtime/launch_bound_tuner.h"
 
 #include <map>
-#include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "codegen/kernel_codegen.h"
 #include "runtime/kernel_timing.h"
-#include "runtime/tuning_key.h"
 
 namespace kiln {
 namespace {
@@ -31,40 +28,14 @@ absl::StatusOr<Variant> CompileVariant(GeneratedKernel generated, KernelCache& c
   return Variant{.kernel = {.generated = std::move(generated), .loaded = *std::move(loaded)}, .spill_bytes = *spill};
 }
 
-// Where `tuning` holds an ask for the kernel as planned (`asked` blocks per SM), that ask.
-std::optional<int> CachedAsk(TuningCache& tuning, const Hash128& key, int asked) {
-  const std::optional<LaunchBoundAsk> cached = tuning.Find<LaunchBoundAsk>(key);
-  // Tuning only ever lowers the ask; any other is no choice of this kernel's.
-  if (!cached.has_value() || cached->blocks_per_sm > asked) return std::nullopt;
-  return cached->blocks_per_sm;
-}
-
 }  // namespace
 
-absl::StatusOr<TunedKernel> LoadWithTunedLaunchBound(const Graph& graph, const Kernel& kernel,
-                                                     const DeviceLimits& limits, const Device& device,
-                                                     KernelCache& cache, TuningCache& tuning, bool tune) {
-  absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, kernel, limits);
-  if (!generated.ok()) return generated.status();
-  const std::string arch = limits.Arch();
-  const int asked = generated->min_blocks_per_sm;
-  std::optional<Hash128> key;
-  if (tune && asked > 1) {
-    absl::StatusOr<Hash128> k = KernelTuningKey(TuningKind::kLaunchBound, graph, kernel, limits, device.info());
-    if (!k.ok()) return k.status();
-    key = *k;
-    if (const std::optional<int> blocks = CachedAsk(tuning, *key, asked)) {
-      absl::StatusOr<Variant> v =
-          CompileVariant(*blocks == asked ? *std::move(generated) : generated->WithMinBlocks(*blocks), cache, arch);
-      if (!v.ok()) return v.status();
-      v->kernel.note = absl::StrCat("launch bound ", *blocks, " blocks per SM (from the tuning cache)");
-      return std::move(v->kernel);
-    }
-  }
-  absl::StatusOr<Variant> first = CompileVariant(*std::move(generated), cache, arch);
+absl::StatusOr<TunedKernel> LoadWithTunedLaunchBound(const Graph& graph, GeneratedKernel generated, const Device& device,
+                                                     KernelCache& cache, const std::string& arch, bool tune) {
+  const int asked = generated.min_blocks_per_sm;
+  absl::StatusOr<Variant> first = CompileVariant(std::move(generated), cache, arch);
   if (!first.ok()) return first.status();
-  // No key: the bound is not to be tuned (no `tune`, or no occupancy asked for).
-  if (!key.has_value() || first->spill_bytes == 0) return std::move(first->kernel);
+  if (!tune || asked <= 1 || first->spill_bytes == 0) return std::move(first->kernel);
 
   std::vector<Variant> variants;
   variants.push_back(*std::move(first));
@@ -90,7 +61,6 @@ absl::StatusOr<TunedKernel> LoadWithTunedLaunchBound(const Graph& graph, const K
     if (v.spill_bytes > 0) absl::StrAppend(&timed, " (spilled ", v.spill_bytes, " B a thread)");
   }
   TunedKernel chosen = std::move(variants[best].kernel);
-  tuning.Store(*key, LaunchBoundAsk{.blocks_per_sm = chosen.generated.min_blocks_per_sm});
   chosen.note = absl::StrCat("launch bound tuned to ", chosen.generated.min_blocks_per_sm, " blocks per SM: ", timed);
   return chosen;
 }

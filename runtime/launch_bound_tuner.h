@@ -8,13 +8,10 @@
 // Those rows have fit 32 registers since the output pass keeps its slots in a
 // loop (s26); a third column operand still spills (208 bytes, f16).
 //
-// The choice is kept in the TuningCache, so a later compile of an equal
-// kernel, in this process or another, times nothing.
-//
-//   absl::StatusOr<TunedKernel> k = LoadWithTunedLaunchBound(graph, kernel, limits, device, cache, tuning, true);
+//   absl::StatusOr<TunedKernel> k = LoadWithTunedLaunchBound(graph, *generated, device, cache, arch, true);
 //   k->generated   // the variant chosen (its body, its min_blocks_per_sm)
 //   k->loaded      // ready to launch
-//   k->note        // "" where nothing was tuned, else what was timed or that the tuning cache answered
+//   k->note        // "" where nothing was tuned, else what was timed
 #ifndef KILN_RUNTIME_LAUNCH_BOUND_TUNER_H_
 #define KILN_RUNTIME_LAUNCH_BOUND_TUNER_H_
 
@@ -23,13 +20,10 @@
 
 #include "absl/status/statusor.h"
 #include "codegen/generated_kernel.h"
-#include "fusion/device_limits.h"
-#include "fusion/plan.h"
 #include "graph/graph.h"
 #include "runtime/device.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/loaded_kernel.h"
-#include "runtime/tuning_cache.h"
 
 namespace kiln {
 
@@ -39,19 +33,15 @@ struct TunedKernel {
   std::string note;
 };
 
-// `kernel` generated, compiled and loaded as planned, unless `tune` is set
-// and its bound asks for several blocks per SM (min_blocks_per_sm > 1).
-// Then the ask `tuning` holds for the kernel as planned (KernelTuningKey of
-// kLaunchBound) is the only one compiled, noted "launch bound 3 blocks per
-// SM (from the tuning cache)". Else, where the compiled kernel spills to
-// local memory, each ask from the planner's down to the first that does not
-// spill (1: none) is compiled and timed alone on random inputs
-// (runtime/kernel_timing.h), and the fastest is kept and stored in `tuning`;
-// the note lists them: "launch bound tuned to 3 blocks per SM: 4 182.0 us
+// `generated` compiled and loaded as it is, unless `tune` is set, its bound
+// asks for several blocks per SM (min_blocks_per_sm > 1) and the compiled
+// kernel spills to local memory. Then each ask from the planner's down to
+// the first that does not spill (1: none) is compiled and timed alone on
+// random inputs (runtime/kernel_timing.h), and the fastest is kept; the
+// note lists them: "launch bound tuned to 3 blocks per SM: 4 182.0 us
 // (spilled 72 B a thread), 3 132.7 us".
-absl::StatusOr<TunedKernel> LoadWithTunedLaunchBound(const Graph& graph, const Kernel& kernel,
-                                                     const DeviceLimits& limits, const Device& device,
-                                                     KernelCache& cache, TuningCache& tuning, bool tune);
+absl::StatusOr<TunedKernel> LoadWithTunedLaunchBound(const Graph& graph, GeneratedKernel generated, const Device& device,
+                                                     KernelCache& cache, const std::string& arch, bool tune);
 
 }  // namespace kiln
 

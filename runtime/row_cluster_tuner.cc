@@ -2,16 +2,13 @@
 
 #include <limits>
 #include <map>
-#include <optional>
-#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/string_view.h"
+#include "codegen/kernel_codegen.h"
 #include "graph/int_math.h"
 #include "runtime/kernel_timing.h"
-#include "runtime/tuning_key.h"
 
 namespace kiln {
 namespace {
@@ -20,34 +17,17 @@ int64_t Waves(int64_t rows, int resident) {
   return resident > 0 ? CeilDiv(rows, resident) : std::numeric_limits<int64_t>::max();
 }
 
+absl::StatusOr<TunedKernel> Load(const Graph& graph, const Kernel& kernel, const DeviceLimits& limits,
+                                 const Device& device, KernelCache& cache, bool tune) {
+  absl::StatusOr<GeneratedKernel> generated = GenerateKernel(graph, kernel, limits);
+  if (!generated.ok()) return generated.status();
+  return LoadWithTunedLaunchBound(graph, *std::move(generated), device, cache, limits.Arch(), tune);
+}
+
 absl::StatusOr<int> ResidentClusters(const TunedKernel& kernel) {
   LaunchConfig config = LaunchConfigOf(kernel.generated);
   config.cluster_x = kernel.generated.launch.cluster;
   return kernel.loaded->ResidentClusters(config);
-}
-
-// Where `tuning` holds a size for the kernel as planned (clusters of
-// `planned` blocks), that size.
-std::optional<int> CachedSize(TuningCache& tuning, const Hash128& key, int planned) {
-  const std::optional<RowClusterSize> cached = tuning.Find<RowClusterSize>(key);
-  if (!cached.has_value()) return std::nullopt;
-  // Tuning times the planned size and its halves; any other is no choice of this kernel's.
-  for (int size = planned; size >= 2; size /= 2) {
-    if (size == cached->cluster_blocks) return size;
-  }
-  return std::nullopt;
-}
-
-// Clusters of `size` blocks for `row`, its reason saying where they came from.
-void SetClusterSize(RowSchedule& row, int size, absl::string_view source) {
-  if (size == row.cluster_blocks) return;
-  absl::StrAppend(&row.reason, "; clusters of ", size, " blocks ", source);
-  row.cluster_blocks = size;
-}
-
-// `note` after what loading the kernel noted.
-void AppendNote(TunedKernel& kernel, absl::string_view note) {
-  kernel.note = kernel.note.empty() ? std::string(note) : absl::StrCat(kernel.note, "; ", note);
 }
 
 }  // namespace
@@ -66,27 +46,13 @@ absl::StatusOr<std::vector<ClusterCount>> RowClusterCandidates(
 }
 
 absl::StatusOr<TunedKernel> LoadWithTunedRowClusters(const Graph& graph, Kernel& kernel, const DeviceLimits& limits,
-                                                     const Device& device, KernelCache& cache, TuningCache& tuning,
-                                                     bool tune) {
-  auto load = [&](const Kernel& k) { return LoadWithTunedLaunchBound(graph, k, limits, device, cache, tuning, tune); };
-  if (!tune || kernel.kind != KernelKind::kRowReduction || kernel.row().strategy != RowStrategy::kClusterLooped) {
-    return load(kernel);
+                                                     const Device& device, KernelCache& cache, bool tune) {
+  absl::StatusOr<TunedKernel> planned = Load(graph, kernel, limits, device, cache, tune);
+  if (!planned.ok() || !tune || kernel.kind != KernelKind::kRowReduction ||
+      kernel.row().strategy != RowStrategy::kClusterLooped) {
+    return planned;
   }
   RowSchedule& row = kernel.row();
-  absl::StatusOr<Hash128> key = KernelTuningKey(TuningKind::kRowClusters, graph, kernel, limits, device.info());
-  if (!key.ok()) return key.status();
-  if (const std::optional<int> size = CachedSize(tuning, *key, row.cluster_blocks)) {
-    SetClusterSize(row, *size, "from the tuning cache");
-    absl::StatusOr<TunedKernel> cached = load(kernel);
-    if (cached.ok()) {
-      AppendNote(*cached,
-                 absl::StrCat("clusters of ", *size, " blocks for ", row.rows, " rows (from the tuning cache)"));
-    }
-    return cached;
-  }
-
-  absl::StatusOr<TunedKernel> planned = load(kernel);
-  if (!planned.ok()) return planned;
   std::map<int, TunedKernel> loaded;
   loaded.emplace(row.cluster_blocks, *std::move(planned));
   absl::Status compile_error;
@@ -95,7 +61,7 @@ absl::StatusOr<TunedKernel> LoadWithTunedRowClusters(const Graph& graph, Kernel&
         if (!loaded.contains(size)) {
           Kernel variant = kernel;
           variant.row().cluster_blocks = size;
-          absl::StatusOr<TunedKernel> k = load(variant);
+          absl::StatusOr<TunedKernel> k = Load(graph, variant, limits, device, cache, tune);
           if (!k.ok()) return compile_error = k.status();
           loaded.emplace(size, *std::move(k));
         }
@@ -125,10 +91,13 @@ absl::StatusOr<TunedKernel> LoadWithTunedRowClusters(const Graph& graph, Kernel&
                           c.resident, timed.empty() ? " fit on the GPU at once" : "", waves,
                           waves == 1 ? "wave" : "waves", *us);
   }
-  tuning.Store(*key, RowClusterSize{.cluster_blocks = best});
-  SetClusterSize(row, best, "as tuned at run time");
+  if (best != row.cluster_blocks) {
+    absl::StrAppend(&row.reason, "; clusters of ", best, " blocks as tuned at run time");
+    row.cluster_blocks = best;
+  }
   TunedKernel chosen = std::move(loaded.at(best));
-  AppendNote(chosen, absl::StrCat("clusters tuned to ", best, " blocks for ", row.rows, " rows: ", timed));
+  const std::string note = absl::StrCat("clusters tuned to ", best, " blocks for ", row.rows, " rows: ", timed);
+  chosen.note = chosen.note.empty() ? note : absl::StrCat(chosen.note, "; ", note);
   return chosen;
 }
 

@@ -14,14 +14,10 @@
 //   layernorm bf16  of 8 (5 waves) 153.8 us, of 4 (3 waves) 173.3, of 2 (1 wave) 147.1
 //   softmax bf16    of 8 (3 waves) 138.0 us, of 4 (2 waves) 143.6, of 2 (1 wave) 142.1
 // Fewer waves do not always win, so the sizes that save a wave are timed.
-// The choice is kept in the TuningCache, so a later compile of an equal
-// kernel, in this process or another, times nothing.
 //
-//   absl::StatusOr<TunedKernel> k =
-//       LoadWithTunedRowClusters(graph, plan.kernels[i], limits, device, cache, tuning, true);
+//   absl::StatusOr<TunedKernel> k = LoadWithTunedRowClusters(graph, plan.kernels[i], limits, device, cache, true);
 //   plan.kernels[i].row().cluster_blocks  // the size the loaded kernel was generated for
 //   k->note  // "clusters tuned to 4 blocks for 32 rows: of 8 blocks 30 fit on the GPU at once (2 waves) 193.0 us, ..."
-//            // or "clusters of 4 blocks for 32 rows (from the tuning cache)"
 #ifndef KILN_RUNTIME_ROW_CLUSTER_TUNER_H_
 #define KILN_RUNTIME_ROW_CLUSTER_TUNER_H_
 
@@ -36,7 +32,6 @@
 #include "runtime/device.h"
 #include "runtime/kernel_cache.h"
 #include "runtime/launch_bound_tuner.h"
-#include "runtime/tuning_cache.h"
 
 namespace kiln {
 
@@ -55,16 +50,12 @@ absl::StatusOr<std::vector<ClusterCount>> RowClusterCandidates(
     int64_t rows, int planned, const std::function<absl::StatusOr<int>(int cluster_blocks)>& resident);
 
 // `kernel` generated and loaded through LoadWithTunedLaunchBound. With
-// `tune`, a cluster-looped row kernel takes the size `tuning` holds for it as
-// planned (KernelTuningKey of kRowClusters), loading no other; else, with
-// several RowClusterCandidates, has each generated, loaded and timed alone,
-// keeps the fastest and stores it in `tuning`. Either way `kernel`'s
-// schedule takes the size, and the note says where it came from or lists
-// the sizes timed. Other kernels, and drivers that cannot count clusters,
-// are loaded as planned.
+// `tune`, a cluster-looped row kernel with several RowClusterCandidates has
+// each generated, loaded and timed alone, and keeps the fastest: `kernel`'s
+// schedule takes its size, and the note lists the sizes timed. Other
+// kernels, and drivers that cannot count clusters, are loaded as planned.
 absl::StatusOr<TunedKernel> LoadWithTunedRowClusters(const Graph& graph, Kernel& kernel, const DeviceLimits& limits,
-                                                     const Device& device, KernelCache& cache, TuningCache& tuning,
-                                                     bool tune);
+                                                     const Device& device, KernelCache& cache, bool tune);
 
 }  // namespace kiln
 

@@ -4,23 +4,17 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/string_view.h"
-#include "absl/strings/strip.h"
 #include "graph/atomic_file.h"
 #include "runtime/cache_entry.h"
 #include "runtime/kernel_cache.h"
+#include "runtime/nvrtc_compiler.h"
 
 namespace kiln {
 namespace {
 
-// A tuning entry is a header and a short choice; anything larger is not one.
+// A tuning entry is a header and a short config; anything larger is not one.
 constexpr std::streamsize kMaxEntryBytes = 4096;
-
-// The words before a count's value; a matmul config is its text alone.
-constexpr absl::string_view kLaunchBoundWord = "launch-bound ";
-constexpr absl::string_view kRowClustersWord = "row-clusters ";
 
 std::optional<std::string> ReadSmallFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -31,43 +25,19 @@ std::optional<std::string> ReadSmallFile(const std::string& path) {
   return bytes;
 }
 
-// "launch-bound 3" as 3: `word`, then a count of at least 1.
-std::optional<int> ParseCount(absl::string_view text, absl::string_view word) {
-  int count = 0;
-  if (!absl::ConsumePrefix(&text, word) || !absl::SimpleAtoi(text, &count) || count < 1) return std::nullopt;
-  return count;
-}
-
-std::string ChoiceText(const TuningChoice& choice) {
-  struct Text {
-    std::string operator()(const MatmulConfig& c) const { return c.ToString(); }
-    std::string operator()(const LaunchBoundAsk& a) const { return absl::StrCat(kLaunchBoundWord, a.blocks_per_sm); }
-    std::string operator()(const RowClusterSize& s) const { return absl::StrCat(kRowClustersWord, s.cluster_blocks); }
-  };
-  return std::visit(Text{}, choice);
-}
-
-// The choice of `kind` that `text` holds; nullopt for another kind's or none.
-std::optional<TuningChoice> ParseChoice(TuningKind kind, absl::string_view text) {
-  switch (kind) {
-    case TuningKind::kMatmulConfig:
-      if (std::optional<MatmulConfig> config = ParseMatmulConfig(text)) return *config;
-      return std::nullopt;
-    case TuningKind::kLaunchBound:
-      if (std::optional<int> blocks = ParseCount(text, kLaunchBoundWord)) return LaunchBoundAsk{*blocks};
-      return std::nullopt;
-    case TuningKind::kRowClusters:
-      if (std::optional<int> blocks = ParseCount(text, kRowClustersWord)) return RowClusterSize{*blocks};
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-TuningKind KindOfChoice(const TuningChoice& choice) {
-  return std::visit([](const auto& c) { return KindOf(c); }, choice);
-}
-
 }  // namespace
+
+Hash128 TuningKey(absl::string_view heuristic_source, const DeviceInfo& device, absl::string_view arch) {
+  StableHasher h;
+  h.Add("kiln matmul tuning");
+  h.Add(uint64_t{kCacheEntryFormatVersion});
+  h.Add(heuristic_source);
+  h.Add(device.name);
+  h.Add(uint64_t(device.sm_count));
+  h.Add(arch);
+  h.Add(NvrtcVersion());
+  return h.Finish();
+}
 
 TuningCache::TuningCache(TuningCacheOptions options)
     : dir_(!options.use_disk ? ""
@@ -82,13 +52,10 @@ TuningCacheStats TuningCache::stats() const {
   return stats_;
 }
 
-std::optional<TuningChoice> TuningCache::FindOfKind(const Hash128& key, TuningKind kind) {
+std::optional<MatmulConfig> TuningCache::Find(const Hash128& key) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = entries_.find(key); it != entries_.end()) {
-      // Keys of different kinds differ, so another kind's choice here means
-      // the caller asked with a key of another kind: not found.
-      if (KindOfChoice(it->second) != kind) return std::nullopt;
       ++stats_.memory_hits;
       return it->second;
     }
@@ -97,29 +64,29 @@ std::optional<TuningChoice> TuningCache::FindOfKind(const Hash128& key, TuningKi
   const std::optional<std::string> file = ReadSmallFile(EntryPath(key));
   if (!file.has_value()) return std::nullopt;
   absl::StatusOr<std::string> payload = DecodeCacheEntry(*file, key, kTuningEntryMagic);
-  std::optional<TuningChoice> choice;
-  if (payload.ok()) choice = ParseChoice(kind, *payload);
+  std::optional<MatmulConfig> config;
+  if (payload.ok()) config = ParseMatmulConfig(*payload);
   std::lock_guard<std::mutex> lock(mu_);
-  if (!choice.has_value()) {
+  if (!config.has_value()) {
     ++stats_.corrupt_entries;
     return std::nullopt;
   }
   ++stats_.disk_hits;
-  entries_[key] = *choice;
-  return choice;
+  entries_[key] = *config;
+  return config;
 }
 
-void TuningCache::Store(const Hash128& key, const TuningChoice& choice) {
+void TuningCache::Store(const Hash128& key, const MatmulConfig& config) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    entries_[key] = choice;
+    entries_[key] = config;
     ++stats_.stores;
   }
   if (dir_.empty()) return;
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   // A failed write only loses the disk copy: the next process tunes again.
-  if (!ec) (void)WriteFileAtomically(EntryPath(key), EncodeCacheEntry(key, ChoiceText(choice), kTuningEntryMagic));
+  if (!ec) (void)WriteFileAtomically(EntryPath(key), EncodeCacheEntry(key, config.ToString(), kTuningEntryMagic));
 }
 
 }  // namespace kiln

@@ -86,77 +86,12 @@ template <typename T, int N>
 __device__ __forceinline__ void kiln_store_vec(T* __restrict__ p, const KilnVec<T, N>& value) {
   *reinterpret_cast<KilnVec<T, N>*>(p) = value;
 }
-// Whether T is the storage of f16 and bf16 values.
-template <typename T>
-struct KilnHalfBits {
-  static constexpr bool value = false;
-};
-template <>
-struct KilnHalfBits<unsigned short> {
-  static constexpr bool value = true;
-};
-// The 32-bit word that holds elements 2k and 2k + 1 of a vector of 16-bit
-// values, and the reverse. The moves are opaque to the front end, so it
-// cannot turn a word's halves into 16-bit extracts; ptxas folds each move
-// into the register the word was loaded in.
-template <int N>
-__device__ __forceinline__ unsigned kiln_word(const KilnVec<unsigned short, N>& v, int k) {
-#ifdef __CUDA_ARCH__
-  unsigned word;
-  asm("mov.b32 %0, {%1, %2};" : "=r"(word) : "h"(v.v[2 * k]), "h"(v.v[2 * k + 1]));
-  return word;
-#else
-  return static_cast<unsigned>(v.v[2 * k]) | (static_cast<unsigned>(v.v[2 * k + 1]) << 16);
-#endif
-}
-template <int N>
-__device__ __forceinline__ KilnVec<unsigned short, N> kiln_halves(const KilnVec<unsigned, N / 2>& words) {
-  KilnVec<unsigned short, N> v;
-#pragma unroll
-  for (int k = 0; k < N / 2; ++k) {
-#ifdef __CUDA_ARCH__
-    asm("mov.b32 {%0, %1}, %2;" : "=h"(v.v[2 * k]), "=h"(v.v[2 * k + 1]) : "r"(words.v[k]));
-#else
-    v.v[2 * k] = static_cast<unsigned short>(words.v[k]);
-    v.v[2 * k + 1] = static_cast<unsigned short>(words.v[k] >> 16);
-#endif
-  }
-  return v;
-}
-// Element j of a vector of bf16 bits as f32, taken from its word: one shift
-// or mask. kiln_bf16_to_f32(v.v[j]) extracts the 16 bits first, two
-// instructions for an odd j (layernorm [1335, 50257] bf16: 89 instructions a
-// vector of its output pass on aligned rows, 76 this way).
-template <int N>
-__device__ __forceinline__ float kiln_bf16_at(const KilnVec<unsigned short, N>& v, int j) {
-  const unsigned word = kiln_word(v, j >> 1);
-  return __uint_as_float((j & 1) ? word & 0xffff0000u : word << 16);
-}
-
 // The aligned vector of N elements at p[g..g+N) that may straddle the ends
 // of [begin, end): whole when it lies inside, else element by element, the
-// elements outside neither read nor written. Vectors of 16-bit values join
-// the two paths as words: joined as halves, each half of the whole vector's
-// load took an extract of its own (layernorm [1335, 50257] bf16: 104
-// instructions a vector of its output pass on unaligned rows, 94 as words).
+// elements outside neither read nor written.
 template <typename T, int N>
 __device__ __forceinline__ KilnVec<T, N> kiln_load_span(const T* __restrict__ p, long long g, long long begin,
                                                         long long end) {
-  if constexpr (KilnHalfBits<T>::value && N % 2 == 0) {
-    KilnVec<unsigned, N / 2> words;
-    if (g >= begin && g + N <= end) {
-      words = kiln_load_vec<unsigned, N / 2>(reinterpret_cast<const unsigned*>(p + g));
-    } else {
-#pragma unroll
-      for (int k = 0; k < N / 2; ++k) {
-        const long long e = g + 2 * k;
-        const unsigned lo = e >= begin && e < end ? p[e] : 0;
-        const unsigned hi = e + 1 >= begin && e + 1 < end ? p[e + 1] : 0;
-        words.v[k] = lo | (hi << 16);
-      }
-    }
-    return kiln_halves<N>(words);
-  }
   if (g >= begin && g + N <= end) return kiln_load_vec<T, N>(p + g);
   KilnVec<T, N> value = {};
 #pragma unroll
@@ -635,22 +570,15 @@ __device__ __forceinline__ int kiln_cluster_open(Exchange& exchange, int& turn, 
 // Polls relaxed, then one fence acquires only the shared memory the partials
 // arrived in, where an acquire at cluster scope on every poll would order
 // the thread's later global loads too (on the H200 the two ran the same).
-// A poll that finds the half incomplete sleeps until it completes, up to
-// kSleepNs (ptxas: NANOSLEEP.SYNCS between polls). Without the
-// hint the polls returned at once: in layernorm [1335, 50257] bf16 on an
-// H100 a warp polled 58.6 times a reduction on average, and the polls and their branches
-// were 12.5% of the kernel's instructions (ncu), issue slots its other
-// blocks' warps needed.
 template <typename Exchange>
 __device__ __forceinline__ void kiln_cluster_await(Exchange& exchange, int h, unsigned parity) {
-  constexpr unsigned kSleepNs = 1000000;
   const unsigned bar = kiln_shared_address(&exchange.arrived[h]);
   unsigned done = 0;
   do {
     asm volatile(
-        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [%1], %2, %3;\n\t"
+        "{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.relaxed.cluster.shared::cta.b64 p, [%1], %2;\n\t"
         "selp.u32 %0, 1, 0, p;\n\t}"
-        : "=r"(done) : "r"(bar), "r"(parity), "r"(kSleepNs) : "memory");
+        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
   } while (!done);
   asm volatile("fence.acquire.sync_restrict::shared::cluster.cluster;" ::: "memory");
 }

@@ -81,9 +81,9 @@ inline constexpr Flag kTrace{.name = "trace",
 inline constexpr Flag kAutotune{.name = "autotune",
                                 .kind = FlagKind::kChoice,
                                 .value = "on|off",
-                                .help = "time each matmul's candidate configs, the launch bounds that spill and the "
-                                        "cluster sizes of rows that run in waves on first use, and keep the fastest "
-                                        "in the tuning cache (off: the planner's choices)",
+                                .help = "time each matmul's candidate configs on first use and keep the fastest in the "
+                                        "tuning cache, and time the launch bounds that spill and the cluster sizes "
+                                        "of rows that run in waves (off: the planner's choices)",
                                 .default_value = "on"};
 inline constexpr Flag kMeasure{.name = "measure",
                                .help = "profile one run with Nsight Compute (ncu) and print each kernel's measured "

@@ -88,8 +88,7 @@ std::vector<Command> MakeTable() {
        .description = "Times each matmul kernel's candidate configs on the GPU (compiled in parallel) and keeps "
                       "the fastest in the tuning cache beside the kernel cache, so that later runs of the graph, "
                       "in any process, start with it. Prints each kernel's config, where it came from (tuned, "
-                      "or the tuning cache when an equal kernel was tuned before) and the times. The launch "
-                      "bounds and cluster sizes kiln run would time are tuned and kept there too. Needs a GPU.",
+                      "or the tuning cache when an equal kernel was tuned before) and the times. Needs a GPU.",
        .flags = DeviceFlags(),
        .run = RunTuneCommand},
       {.name = "sweep",

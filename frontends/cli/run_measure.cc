@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -40,22 +41,23 @@ PlanTarget Target(const FlagValues& flags) {
                     .limits = LimitsFromFlags(flags, found ? DeviceLimitsOf((*device)->info()) : DeviceLimits{})};
 }
 
-// Compiles the plan in this process first whenever tuning is on, so that the
-// child finds every choice tuning makes (matmul configs, launch bounds that
-// spill, cluster sizes of rows that run in waves) in the disk tuning cache:
-// tuned under ncu, the launches it times, under the plan's kernel names,
-// would be profiled in place of the plan's own.
+// Tunes the plan's matmul kernels in this process, so that the child finds
+// their configs in the disk tuning cache: tuned under ncu, every candidate's
+// launches would be profiled in place of the plan's own.
 absl::Status TuneBeforeProfiling(const FlagValues& flags, const PlannedGraph& planned) {
-  if (flags.Text(kAutotune) != "on") return absl::OkStatus();
+  const Plan& plan = planned.Chosen(flags.Switch(kUnfused));
+  const bool has_matmul = std::any_of(plan.kernels.begin(), plan.kernels.end(),
+                                      [](const Kernel& k) { return k.kind == KernelKind::kMatmul; });
+  if (!has_matmul || flags.Text(kAutotune) != "on" || flags.Has(kMatmulTile)) {
+    return absl::OkStatus();
+  }
   absl::StatusOr<std::unique_ptr<Device>> device = Device::Open(0);
   if (!device.ok()) return absl::OkStatus();  // the child reports the missing GPU
   KernelCache cache;
-  // PlanForTarget has checked the tile: it parses and fits every matmul kernel.
   return Executable::Compile(planned.graph, **device, cache,
                              {.fuse = !flags.Switch(kUnfused),
                               .plan = planned.target.options,
-                              .limits = planned.target.limits,
-                              .matmul_config = *MatmulTileFromFlags(flags)})
+                              .limits = planned.target.limits})
       .status();
 }
 

@@ -1,8 +1,7 @@
-// kiln tune FILE: tunes the fused plan on the GPU ahead of time (matmul
-// configs, launch bounds that spill, cluster sizes of rows that run in
-// waves), so that later runs of the graph (kiln run, the C++ API, in any
-// process) find every choice in the tuning cache and start at once. Prints
-// what tuning chose for each matmul kernel; progress goes to stderr.
+// kiln tune FILE: tunes the fused plan's matmul kernels on the GPU ahead of
+// time, so that later runs of the graph (kiln run, the C++ API, in any
+// process) find their configs in the tuning cache and start at once. Prints
+// what tuning chose for each kernel; progress goes to stderr.
 #include "absl/strings/str_format.h"
 #include "frontends/cli/commands.h"
 #include "frontends/cli/device_flags.h"

@@ -54,7 +54,7 @@ TEST(RowEmitterTest, ColumnOperandsLoadAsVectorsOnAlignedRows) {
   const std::string body = RowKernelBody(LayerNormWithWeights(DType::kBF16, 8192, 8192));
   EXPECT_THAT(body, HasSubstr("const KilnVec<unsigned short, kV> c_in1 = "
                               "kiln_load_vec<unsigned short, kV>(in1 + (g - row_base));"));
-  EXPECT_THAT(body, HasSubstr("kiln_bf16_at(c_in2, j)"));
+  EXPECT_THAT(body, HasSubstr("kiln_bf16_to_f32(c_in2.v[j])"));
   EXPECT_THAT(body, Not(HasSubstr("%")));
   // Every slot of a row of 8192 holds a whole vector: no bounds tests.
   EXPECT_THAT(body, HasSubstr("constexpr int kSlots = 4;\n  constexpr int kFullSlots = 4;"));

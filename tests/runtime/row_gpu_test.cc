@@ -2,10 +2,7 @@
 // warps covering several rows in turn, for every op of the sweep, against the
 // reference interpreter. Every test skips with a message where there is no
 // CUDA device.
-#include <unistd.h>
-
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,7 +17,6 @@
 #include "gtest/gtest.h"
 #include "tests/differential.h"
 #include "runtime/executable.h"
-#include "runtime/tuning_cache.h"
 #include "tests/row_test_graphs.h"
 
 namespace kiln {
@@ -177,9 +173,7 @@ std::pair<int, int> KeptAndFastestAsk(const std::string& note) {
 TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   const Graph graph = GatedLayerNorm(DType::kF16, 1335, 50257);
   KernelCache cache({.use_disk = false});
-  TuningCache tuning_cache({.use_disk = false});
-  absl::StatusOr<std::unique_ptr<Executable>> exe =
-      Executable::Compile(graph, device(), cache, {.tuning_cache = &tuning_cache});
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {});
   ASSERT_TRUE(exe.ok()) << exe.status();
   ASSERT_EQ((*exe)->compile_notes().size(), 1u);
   const std::vector<std::string> notes = absl::StrSplit((*exe)->compile_notes()[0], "; ");
@@ -203,20 +197,15 @@ TEST_F(RowGpuTest, ALaunchBoundThatSpillsIsTuned) {
   EXPECT_EQ((*untuned)->kernels()[0].min_blocks_per_sm, 4);
 }
 
-// The cluster sizes the row-cluster tuning note among a kernel's compile
-// notes ("; "-separated) says it timed, with their times, and the size it
-// kept ("clusters tuned to 4 blocks for 100 rows: of 8 blocks 30 fit on the
-// GPU at once (4 waves) 96.2 us, of 4 blocks 62 (2 waves) 88.0 us"); kept -1
-// where there is no such note or it does not read so.
+// The cluster sizes a row-cluster tuning note says it timed, with their
+// times, and the size it kept ("clusters tuned to 4 blocks for 100 rows: of
+// 8 blocks 30 fit on the GPU at once (4 waves) 96.2 us, of 4 blocks 62 (2
+// waves) 88.0 us"); kept -1 where the note does not read so.
 struct TimedClusters {
   int kept = -1;
   std::vector<std::pair<int, double>> timed;
 };
-TimedClusters ReadClusterTuning(absl::string_view notes) {
-  absl::string_view note;
-  for (absl::string_view n : absl::StrSplit(notes, "; ")) {
-    if (absl::StartsWith(n, "clusters tuned to ")) note = n;
-  }
+TimedClusters ReadClusterTuning(absl::string_view note) {
   TimedClusters r;
   const std::vector<absl::string_view> head = absl::StrSplit(note, absl::MaxSplits(" blocks for ", 1));
   if (head.size() != 2 || !absl::SimpleAtoi(absl::StripPrefix(head[0], "clusters tuned to "), &r.kept)) return {};
@@ -248,12 +237,14 @@ TEST_F(RowGpuTest, ClustersOfHeldRowsThatRunInWavesAreTuned) {
   ASSERT_EQ(Schedule(graph, limits, plan).strategy, RowStrategy::kClusterLooped) << plan.kernels[0].Strategy();
   ASSERT_EQ(plan.kernels[0].row().cluster_blocks, 8);
   KernelCache cache({.use_disk = false});
-  TuningCache tuning_cache({.use_disk = false});
-  absl::StatusOr<std::unique_ptr<Executable>> exe =
-      Executable::Compile(graph, device(), cache, {.tuning_cache = &tuning_cache});
+  absl::StatusOr<std::unique_ptr<Executable>> exe = Executable::Compile(graph, device(), cache, {});
   ASSERT_TRUE(exe.ok()) << exe.status();
   const std::string& notes = (*exe)->compile_notes()[0];
-  const TimedClusters read = ReadClusterTuning(notes);
+  std::string tuning;
+  for (absl::string_view note : absl::StrSplit(notes, "; ")) {
+    if (absl::StartsWith(note, "clusters tuned to ")) tuning = std::string(note);
+  }
+  const TimedClusters read = ReadClusterTuning(tuning);
   ASSERT_GE(read.timed.size(), 2u) << notes;
   EXPECT_EQ(read.timed[0].first, 8) << notes;
   std::pair<int, double> fastest = read.timed[0];
@@ -271,81 +262,6 @@ TEST_F(RowGpuTest, ClustersOfHeldRowsThatRunInWavesAreTuned) {
   ASSERT_TRUE(untuned.ok()) << untuned.status();
   EXPECT_EQ((*untuned)->plan().kernels[0].row().cluster_blocks, 8);
   EXPECT_FALSE(absl::StrContains((*untuned)->compile_notes()[0], "clusters tuned")) << (*untuned)->compile_notes()[0];
-}
-
-// A tuning cache folder of the test's own, removed when the test ends.
-class TuningFolder {
- public:
-  TuningFolder()
-      : path_(std::filesystem::temp_directory_path() /
-              absl::StrCat("kiln_row_tuning_", getpid(), "_",
-                           ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
-    std::filesystem::remove_all(path_);
-  }
-  ~TuningFolder() { std::filesystem::remove_all(path_); }
-  std::string path() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
-// The launch bound ALaunchBoundThatSpillsIsTuned times, tuned once: a second
-// process (a fresh TuningCache on the same folder) takes the same ask from
-// the cache, times nothing and stores nothing.
-TEST_F(RowGpuTest, ATunedLaunchBoundIsTakenFromTheTuningCacheByASecondProcess) {
-  const Graph graph = GatedLayerNorm(DType::kF16, 1335, 50257);
-  const TuningFolder folder;
-  KernelCache cache({.use_disk = false});
-  TuningCache first({.dir = folder.path()});
-  absl::StatusOr<std::unique_ptr<Executable>> tuned =
-      Executable::Compile(graph, device(), cache, {.tuning_cache = &first});
-  ASSERT_TRUE(tuned.ok()) << tuned.status();
-  const std::vector<std::string> tuned_notes = absl::StrSplit((*tuned)->compile_notes()[0], "; ");
-  const int kept = KeptAndFastestAsk(tuned_notes[0]).first;
-  ASSERT_GE(kept, 1) << (*tuned)->compile_notes()[0];
-  EXPECT_EQ(first.stats().stores, 1);
-
-  TuningCache second({.dir = folder.path()});
-  absl::StatusOr<std::unique_ptr<Executable>> again =
-      Executable::Compile(graph, device(), cache, {.tuning_cache = &second});
-  ASSERT_TRUE(again.ok()) << again.status();
-  const std::vector<std::string> notes = absl::StrSplit((*again)->compile_notes()[0], "; ");
-  ASSERT_EQ(notes.size(), 2u) << (*again)->compile_notes()[0];
-  EXPECT_EQ(notes[0], absl::StrCat("launch bound ", kept, " blocks per SM (from the tuning cache)"));
-  EXPECT_EQ((*again)->kernels()[0].min_blocks_per_sm, kept);
-  EXPECT_EQ(second.stats().disk_hits, 1);
-  EXPECT_EQ(second.stats().stores, 0);
-}
-
-// The clusters ClustersOfHeldRowsThatRunInWavesAreTuned times, tuned once: a
-// second process takes the same size from the cache, and the launch bound
-// of that size's kernel if it was tuned, timing and storing nothing.
-TEST_F(RowGpuTest, TunedRowClustersAreTakenFromTheTuningCacheByASecondProcess) {
-  const Graph graph = SweepRowGraph(RowOp::kLayerNorm, DType::kBF16, 100, 262147);
-  const TuningFolder folder;
-  KernelCache cache({.use_disk = false});
-  TuningCache first({.dir = folder.path()});
-  absl::StatusOr<std::unique_ptr<Executable>> tuned =
-      Executable::Compile(graph, device(), cache, {.tuning_cache = &first});
-  ASSERT_TRUE(tuned.ok()) << tuned.status();
-  const std::string& tuned_notes = (*tuned)->compile_notes()[0];
-  const int kept = ReadClusterTuning(tuned_notes).kept;
-  ASSERT_GE(kept, 2) << tuned_notes;
-  EXPECT_GE(first.stats().stores, 1);
-
-  TuningCache second({.dir = folder.path()});
-  absl::StatusOr<std::unique_ptr<Executable>> again =
-      Executable::Compile(graph, device(), cache, {.tuning_cache = &second});
-  ASSERT_TRUE(again.ok()) << again.status();
-  const std::string& notes = (*again)->compile_notes()[0];
-  const std::string cached = absl::StrCat("clusters of ", kept, " blocks for 100 rows (from the tuning cache)");
-  EXPECT_TRUE(absl::StrContains(notes, cached)) << notes;
-  EXPECT_FALSE(absl::StrContains(notes, " tuned to ")) << notes;
-  EXPECT_EQ((*again)->plan().kernels[0].row().cluster_blocks, kept);
-  EXPECT_EQ((*again)->kernels()[0].launch.cluster, static_cast<unsigned>(kept));
-  EXPECT_EQ((*again)->kernels()[0].min_blocks_per_sm, (*tuned)->kernels()[0].min_blocks_per_sm);
-  EXPECT_GE(second.stats().disk_hits, 1);
-  EXPECT_EQ(second.stats().stores, 0);
 }
 
 // Rows whose length is not a multiple of the vector width: every residue

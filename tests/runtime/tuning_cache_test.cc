@@ -2,12 +2,8 @@
 
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <string>
-#include <vector>
 
 #include "gtest/gtest.h"
-#include "runtime/cache_entry.h"
 
 namespace kiln {
 namespace {
@@ -28,65 +24,39 @@ class TuningCacheTest : public ::testing::Test {
 
 const DeviceInfo kH200{.name = "NVIDIA H200", .sm_major = 9, .sm_minor = 0, .sm_count = 132};
 const MatmulConfig kChosen{.block_m = 256, .block_n = 128, .block_k = 64, .stages = 3, .group_m = 8};
-const LaunchBoundAsk kAsk{.blocks_per_sm = 3};
-const RowClusterSize kClusters{.cluster_blocks = 4};
-
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 TEST(TuningKeyTest, NamesSourceDeviceAndArchitecture) {
-  const Hash128 key = TuningKey(TuningKind::kMatmulConfig, "kernel source", kH200, "sm_90a");
-  EXPECT_EQ(TuningKey(TuningKind::kMatmulConfig, "kernel source", kH200, "sm_90a"), key);
-  EXPECT_NE(TuningKey(TuningKind::kMatmulConfig, "kernel source ", kH200, "sm_90a"), key);
+  const Hash128 key = TuningKey("kernel source", kH200, "sm_90a");
+  EXPECT_EQ(TuningKey("kernel source", kH200, "sm_90a"), key);
+  EXPECT_NE(TuningKey("kernel source ", kH200, "sm_90a"), key);
   DeviceInfo h100 = kH200;
   h100.name = "NVIDIA H100";
-  EXPECT_NE(TuningKey(TuningKind::kMatmulConfig, "kernel source", h100, "sm_90a"), key);
+  EXPECT_NE(TuningKey("kernel source", h100, "sm_90a"), key);
   DeviceInfo fewer = kH200;
   fewer.sm_count = 114;
-  EXPECT_NE(TuningKey(TuningKind::kMatmulConfig, "kernel source", fewer, "sm_90a"), key);
-  EXPECT_NE(TuningKey(TuningKind::kMatmulConfig, "kernel source", kH200, "sm_90"), key);
-}
-
-TEST(TuningKeyTest, EachKindHasKeysOfItsOwn) {
-  const Hash128 matmul = TuningKey(TuningKind::kMatmulConfig, "kernel source", kH200, "sm_90a");
-  const Hash128 bound = TuningKey(TuningKind::kLaunchBound, "kernel source", kH200, "sm_90a");
-  const Hash128 clusters = TuningKey(TuningKind::kRowClusters, "kernel source", kH200, "sm_90a");
-  EXPECT_NE(matmul, bound);
-  EXPECT_NE(matmul, clusters);
-  EXPECT_NE(bound, clusters);
-  EXPECT_EQ(TuningKey(TuningKind::kLaunchBound, "kernel source", kH200, "sm_90a"), bound);
-  EXPECT_NE(TuningKey(TuningKind::kLaunchBound, "kernel source ", kH200, "sm_90a"), bound);
-  DeviceInfo fewer = kH200;
-  fewer.sm_count = 114;
-  EXPECT_NE(TuningKey(TuningKind::kRowClusters, "kernel source", fewer, "sm_90a"), clusters);
-  EXPECT_NE(TuningKey(TuningKind::kRowClusters, "kernel source", kH200, "sm_90"), clusters);
+  EXPECT_NE(TuningKey("kernel source", fewer, "sm_90a"), key);
+  EXPECT_NE(TuningKey("kernel source", kH200, "sm_90"), key);
 }
 
 TEST_F(TuningCacheTest, AStoredConfigIsFoundByASecondProcessCache) {
-  const Hash128 key = TuningKey(TuningKind::kMatmulConfig, "k", kH200, "sm_90a");
+  const Hash128 key = TuningKey("k", kH200, "sm_90a");
   {
     TuningCache cache({.dir = dir_.string()});
-    EXPECT_FALSE(cache.Find<MatmulConfig>(key).has_value());
+    EXPECT_FALSE(cache.Find(key).has_value());
     cache.Store(key, kChosen);
-    EXPECT_EQ(cache.Find<MatmulConfig>(key), kChosen);
+    EXPECT_EQ(cache.Find(key), kChosen);
     EXPECT_EQ(cache.stats().memory_hits, 1);
     EXPECT_EQ(cache.stats().stores, 1);
   }
   TuningCache fresh({.dir = dir_.string()});
-  EXPECT_EQ(fresh.Find<MatmulConfig>(key), kChosen);
+  EXPECT_EQ(fresh.Find(key), kChosen);
   EXPECT_EQ(fresh.stats().disk_hits, 1);
   EXPECT_TRUE(fs::exists(fresh.EntryPath(key)));
   EXPECT_EQ(fresh.EntryPath(key), (dir_ / (key.Hex() + ".tune")).string());
 }
 
 TEST_F(TuningCacheTest, CorruptOrForeignEntriesAreIgnored) {
-  const Hash128 key = TuningKey(TuningKind::kMatmulConfig, "k", kH200, "sm_90a");
+  const Hash128 key = TuningKey("k", kH200, "sm_90a");
   TuningCache writer({.dir = dir_.string()});
   writer.Store(key, kChosen);
   const std::string path = writer.EntryPath(key);
@@ -99,106 +69,18 @@ TEST_F(TuningCacheTest, CorruptOrForeignEntriesAreIgnored) {
                                      std::string("KILNCUBN") + bytes.substr(8), std::string(10000, 'x')}) {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << damaged;
     TuningCache reader({.dir = dir_.string()});
-    EXPECT_FALSE(reader.Find<MatmulConfig>(key).has_value());
+    EXPECT_FALSE(reader.Find(key).has_value());
     EXPECT_EQ(reader.stats().corrupt_entries, 1);
   }
   // The next store rewrites the entry.
   TuningCache again({.dir = dir_.string()});
   again.Store(key, kChosen);
-  EXPECT_EQ(TuningCache({.dir = dir_.string()}).Find<MatmulConfig>(key), kChosen);
-}
-
-TEST_F(TuningCacheTest, ALaunchBoundAndAClusterSizeAreFoundByASecondProcessCache) {
-  const Hash128 bound = TuningKey(TuningKind::kLaunchBound, "k", kH200, "sm_90a");
-  const Hash128 clusters = TuningKey(TuningKind::kRowClusters, "k", kH200, "sm_90a");
-  {
-    TuningCache cache({.dir = dir_.string()});
-    EXPECT_FALSE(cache.Find<LaunchBoundAsk>(bound).has_value());
-    EXPECT_FALSE(cache.Find<RowClusterSize>(clusters).has_value());
-    cache.Store(bound, kAsk);
-    cache.Store(clusters, kClusters);
-    EXPECT_EQ(cache.Find<LaunchBoundAsk>(bound), kAsk);
-    EXPECT_EQ(cache.Find<RowClusterSize>(clusters), kClusters);
-    EXPECT_EQ(cache.stats().memory_hits, 2);
-    EXPECT_EQ(cache.stats().stores, 2);
-  }
-  TuningCache fresh({.dir = dir_.string()});
-  EXPECT_EQ(fresh.Find<LaunchBoundAsk>(bound), kAsk);
-  EXPECT_EQ(fresh.Find<RowClusterSize>(clusters), kClusters);
-  EXPECT_EQ(fresh.stats().disk_hits, 2);
-  EXPECT_EQ(fresh.stats().corrupt_entries, 0);
-  // The entries hold the text runtime/tuning_cache.h documents.
-  EXPECT_EQ(DecodeCacheEntry(ReadBytes(fresh.EntryPath(bound)), bound, kTuningEntryMagic).value_or(""),
-            "launch-bound 3");
-  EXPECT_EQ(DecodeCacheEntry(ReadBytes(fresh.EntryPath(clusters)), clusters, kTuningEntryMagic).value_or(""),
-            "row-clusters 4");
-}
-
-TEST_F(TuningCacheTest, CorruptLaunchBoundAndClusterEntriesAreIgnored) {
-  const Hash128 bound = TuningKey(TuningKind::kLaunchBound, "k", kH200, "sm_90a");
-  const Hash128 clusters = TuningKey(TuningKind::kRowClusters, "k", kH200, "sm_90a");
-  TuningCache writer({.dir = dir_.string()});
-  writer.Store(bound, kAsk);
-  const std::string path = writer.EntryPath(bound);
-  const std::string bytes = ReadBytes(path);
-  // Damaged files, and sound ones whose text is no launch bound's ask.
-  std::vector<std::string> damaged = {bytes.substr(0, bytes.size() - 2), std::string(bytes).replace(60, 1, "9"),
-                                      std::string(10000, 'x')};
-  for (const char* text : {"launch-bound 0", "launch-bound -2", "launch-bound three", "launch-bound 3 blocks",
-                           "launch-bound", "row-clusters 3", "128x256x64:3:8", ""}) {
-    damaged.push_back(EncodeCacheEntry(bound, text, kTuningEntryMagic));
-  }
-  for (size_t i = 0; i < damaged.size(); ++i) {
-    WriteBytes(path, damaged[i]);
-    TuningCache reader({.dir = dir_.string()});
-    EXPECT_FALSE(reader.Find<LaunchBoundAsk>(bound).has_value()) << "damaged file " << i;
-    EXPECT_EQ(reader.stats().corrupt_entries, 1) << "damaged file " << i;
-  }
-  for (const char* text : {"row-clusters 0", "row-clusters x4", "launch-bound 4"}) {
-    WriteBytes(writer.EntryPath(clusters), EncodeCacheEntry(clusters, text, kTuningEntryMagic));
-    TuningCache reader({.dir = dir_.string()});
-    EXPECT_FALSE(reader.Find<RowClusterSize>(clusters).has_value()) << text;
-    EXPECT_EQ(reader.stats().corrupt_entries, 1) << text;
-  }
-  // The next store rewrites the entry.
-  TuningCache again({.dir = dir_.string()});
-  again.Store(bound, kAsk);
-  EXPECT_EQ(TuningCache({.dir = dir_.string()}).Find<LaunchBoundAsk>(bound), kAsk);
-}
-
-// One kernel's source under each kind: three keys, three entries, and each
-// read only as its own kind's choice.
-TEST_F(TuningCacheTest, ChoicesOfDifferentKindsDoNotCollide) {
-  const Hash128 matmul = TuningKey(TuningKind::kMatmulConfig, "k", kH200, "sm_90a");
-  const Hash128 bound = TuningKey(TuningKind::kLaunchBound, "k", kH200, "sm_90a");
-  const Hash128 clusters = TuningKey(TuningKind::kRowClusters, "k", kH200, "sm_90a");
-  {
-    TuningCache cache({.dir = dir_.string()});
-    cache.Store(matmul, kChosen);
-    cache.Store(bound, kAsk);
-    cache.Store(clusters, kClusters);
-    EXPECT_FALSE(cache.Find<RowClusterSize>(bound).has_value());
-    EXPECT_FALSE(cache.Find<LaunchBoundAsk>(clusters).has_value());
-    EXPECT_FALSE(cache.Find<MatmulConfig>(bound).has_value());
-    EXPECT_EQ(cache.Find<MatmulConfig>(matmul), kChosen);
-    EXPECT_EQ(cache.Find<LaunchBoundAsk>(bound), kAsk);
-    EXPECT_EQ(cache.Find<RowClusterSize>(clusters), kClusters);
-  }
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 3);
-  TuningCache fresh({.dir = dir_.string()});
-  EXPECT_FALSE(fresh.Find<RowClusterSize>(bound).has_value());
-  EXPECT_EQ(fresh.stats().corrupt_entries, 1);
-  EXPECT_EQ(fresh.Find<MatmulConfig>(matmul), kChosen);
-  EXPECT_EQ(fresh.Find<LaunchBoundAsk>(bound), kAsk);
-  EXPECT_EQ(fresh.Find<RowClusterSize>(clusters), kClusters);
-  EXPECT_EQ(fresh.stats().disk_hits, 3);
+  EXPECT_EQ(TuningCache({.dir = dir_.string()}).Find(key), kChosen);
 }
 
 TEST_F(TuningCacheTest, MemoryOnlyWritesNothing) {
   TuningCache cache({.dir = dir_.string(), .use_disk = false});
-  cache.Store(TuningKey(TuningKind::kMatmulConfig, "k", kH200, "sm_90a"), kChosen);
-  cache.Store(TuningKey(TuningKind::kLaunchBound, "k", kH200, "sm_90a"), kAsk);
-  EXPECT_EQ(cache.Find<LaunchBoundAsk>(TuningKey(TuningKind::kLaunchBound, "k", kH200, "sm_90a")), kAsk);
+  cache.Store(TuningKey("k", kH200, "sm_90a"), kChosen);
   EXPECT_EQ(cache.dir(), "");
   EXPECT_FALSE(fs::exists(dir_));
 }
