@@ -32,6 +32,7 @@ from case_run import _fractions, remove_io  # noqa: E402
 from changed_cases import changed_cases, old_builds_of, write_seed  # noqa: E402
 from cases import all_cases  # noqa: E402
 from kiln_inputs import FORMATS, SelfCheckGraph, kiln_values, round_to_format  # noqa: E402
+import profile_misses  # noqa: E402
 from resources import collect as collect_resources  # noqa: E402
 from resources import markdown as resources_markdown  # noqa: E402
 from schedule import CostModel, PhaseClock, case_bytes, chunk_size, round_robin, select  # noqa: E402
@@ -680,6 +681,97 @@ class ChangedCasesTest(unittest.TestCase):
             keep.write_text(json.dumps({"gpu": "Fake GPU", "cases": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}))
             self.assertEqual(write_seed(keep, seed, {"a", "c"}), 2)
             self.assertEqual(json.loads(seed.read_text()), {"gpu": "Fake GPU", "cases": [{"name": "a"}, {"name": "c"}]})
+
+
+# ncu's raw page as `--csv --page raw --print-units base` prints it: a units row under the header, and
+# here two launches of one kernel (a tuning variant, then the plan's own) and one of another.
+NCU_RAW = "\n".join([
+    "==PROF== Connected to process 7",
+    '"ID","Kernel Name","gpu__time_duration.sum","dram__throughput.avg.pct_of_peak_sustained_elapsed",'
+    '"smsp__issue_active.avg.per_cycle_active","sm__warps_active.avg.pct_of_peak_sustained_active",'
+    '"sm__maximum_warps_per_active_cycle_pct","launch__registers_per_thread","launch__waves_per_multiprocessor",'
+    '"launch__occupancy_limit_registers","launch__occupancy_limit_shared_mem","launch__occupancy_limit_warps",'
+    '"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",'
+    '"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",'
+    '"smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"',
+    '"","","nsecond","%","","%","%","register/thread","","block","block","block","ratio","ratio","ratio"',
+    '"0","f0_row_reduction(const unsigned short *)","250,000","40","0.30","40","50","64","0.97","2","7","4",'
+    '"9","1","1"',
+    '"1","f0_row_reduction(const unsigned short *)","196,000","60.9","0.39","46.09","50","55","0.97","2","7","4",'
+    '"15.4","2.2","1"',
+    '"2","f1_pointwise(const float *, float *)","80,000","91.5","0.2","85","100","16","12.1","8","32","4",'
+    '"12","0","1"',
+])
+
+
+class ProfileMissesTest(unittest.TestCase):
+    def test_the_raw_page_reads_as_one_row_per_launch(self):
+        launches = profile_misses.parse_raw_csv(NCU_RAW)
+        self.assertEqual([r["ID"] for r in launches], ["0", "1", "2"])
+        self.assertEqual(launches[1]["launch__registers_per_thread"], "55")
+        self.assertEqual(profile_misses.parse_raw_csv("==PROF== no kernels were profiled"), [])
+
+    def test_limiters_name_what_caps_a_launch(self):
+        launches = profile_misses.parse_raw_csv(NCU_RAW)
+        latency = profile_misses.limiters(launches[1])
+        self.assertEqual(latency["kernel"], "f0_row_reduction")
+        self.assertAlmostEqual(latency["us"], 196.0)
+        self.assertEqual(latency["blocks_per_sm"], 2)
+        self.assertEqual(latency["occupancy_limited_by"], ["registers"])
+        # Shares of the stall cycles, "selected" (issuing) left out: 15.4 and 2.2 of 17.6.
+        self.assertEqual(latency["stalls"], {"long_scoreboard": 0.875, "barrier": 0.125})
+        self.assertEqual(latency["verdict"], "latency-bound: long_scoreboard 88% of stalls; occupancy 46% "
+                                             "(at most 50%, limited by registers); 0.97 waves")
+        bound = profile_misses.limiters(launches[2])
+        self.assertEqual(bound["verdict"], "DRAM-bound (92% of peak)")
+        self.assertEqual(bound["occupancy_limited_by"], ["warps"])
+        issue = dict(launches[1], **{"smsp__issue_active.avg.per_cycle_active": "0.81"})
+        self.assertTrue(profile_misses.limiters(issue)["verdict"].startswith("issue-bound (0.81 instructions"))
+        # Metrics ncu did not report are left out, and the verdict says what it lacks.
+        bare = profile_misses.limiters({"Kernel Name": "f0_transpose"})
+        self.assertEqual(bare, {"kernel": "f0_transpose", "verdict": "latency-bound: no stall breakdown"})
+
+    def test_misses_are_below_target_and_below_a_same_size_copy(self):
+        results = [timed_result("layernorm_1335x50257_bf16", fraction=0.80),  # 0.89 of a same-size copy
+                   timed_result("softmax_1335x50257_bf16", fraction=0.85),  # 0.94: its size explains it
+                   timed_result("transpose10_4093x8191_bf16", fraction=0.70),
+                   timed_result("transpose10_4096x4096_bf16", fraction=0.80),  # 64 MiB: below the L2 rule
+                   timed_result("rmsnorm_1335x50257_bf16", fraction=0.95)]
+        self.assertEqual([r["name"] for r in profile_misses.misses(results)],
+                         ["transpose10_4093x8191_bf16", "layernorm_1335x50257_bf16"])
+
+    def test_each_kernel_is_read_from_its_last_launch_and_the_table_is_written(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = pathlib.Path(tmp)
+            (tmp / "raw.csv").write_text(NCU_RAW)
+            ncu = tmp / "ncu"
+            ncu.write_text(f'#!/bin/sh\ncase " $* " in *" --import "*) cat "{tmp}/raw.csv" ;; esac\n')
+            kiln = tmp / "kiln"
+            kiln.write_text("#!/bin/sh\necho \"$*\" >> " + str(tmp / "kiln.log") + "\n")
+            for tool in (ncu, kiln):
+                tool.chmod(0o755)
+            sweep = tmp / "sweep"
+            sweep.mkdir()
+            save_results(sweep / "sweep.json", {r["name"]: r for r in [
+                timed_result("layernorm_1335x50257_bf16", fraction=0.80),
+                timed_result("rmsnorm_1335x50257_bf16", fraction=0.95)]})
+            argv = ["--kiln", str(kiln), "--ncu", str(ncu), "--sweep", str(sweep)]
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(profile_misses.main(argv), 0)
+            profiles = json.loads((sweep / "profiles.json").read_text())
+            self.assertEqual(list(profiles), ["layernorm_1335x50257_bf16"])
+            self.assertEqual([k["kernel"] for k in profiles["layernorm_1335x50257_bf16"]],
+                             ["f0_row_reduction", "f1_pointwise"])
+            self.assertEqual(profiles["layernorm_1335x50257_bf16"][0]["registers"], 55)
+            table = (sweep / "profiles.md").read_text()
+            self.assertIn("| layernorm_1335x50257_bf16 | 0.800 | f0_row_reduction | 196.0 | 61 | 0.39 | 46% (50%) | "
+                          "2, registers | 55 | 0.97 | long_scoreboard 88%, barrier 12% |", table)
+            # kiln ran the case once outside ncu, before ncu ran it.
+            self.assertEqual(len((tmp / "kiln.log").read_text().splitlines()), 1)
+            # A second run finds the case profiled and runs nothing.
+            with contextlib.redirect_stdout(io.StringIO()):
+                profile_misses.main(argv)
+            self.assertEqual(len((tmp / "kiln.log").read_text().splitlines()), 1)
 
 
 class MainTest(unittest.TestCase):
