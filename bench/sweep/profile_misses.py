@@ -150,6 +150,8 @@ def profile_case(kiln: list[str], ncu: str, graph: pathlib.Path, report: pathlib
             done = subprocess.run(step, capture_output=True, text=True, timeout=CASE_TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return f"{shlex.join(step[:2])} timed out after {CASE_TIMEOUT_S} s"
+        except OSError as e:
+            return f"{shlex.join(step[:2])} could not start: {e.strerror}"
         if done.returncode != 0:
             last = (done.stderr.strip() or done.stdout.strip()).splitlines()
             return f"{shlex.join(step[:2])} exited with {done.returncode}: {last[-1] if last else ''}"
