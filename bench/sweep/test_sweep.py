@@ -772,7 +772,7 @@ class ProfileMissesTest(unittest.TestCase):
             with contextlib.redirect_stdout(io.StringIO()):
                 profile_misses.main(argv)
             self.assertEqual(len((tmp / "kiln.log").read_text().splitlines()), 1)
-            # Without ncu, each case says so and the table lists it.
+            # Without ncu, the case's result says that ncu could not start.
             self.assertEqual(profile_misses.profile_case([str(kiln)], str(tmp / "no-ncu"), tmp / "g.textproto",
                                                          tmp / "r"), f"{tmp / 'no-ncu'} --clock-control could not "
                                                                      "start: No such file or directory")
