@@ -36,7 +36,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from cases import all_cases, largest_tensor_bytes  # noqa: E402
 from sweep_results import load_results  # noqa: E402
-from targets import L2_BYTES  # noqa: E402
+from targets import L2_BYTES, SAME_SIZE_FLOOR, target_of  # noqa: E402
 
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "SchedulerStats", "WarpStateStats"]
 # The raw metrics read from those sections.
@@ -58,14 +58,11 @@ ISSUE_BOUND = 0.7
 CASE_TIMEOUT_S = 120
 
 
-def target_of(entry: dict) -> float:
-    return 0.85 if entry["class"] == "transpose" else 0.90
-
-
 def misses(results: list[dict]) -> list[dict]:
     """The entries above L2 below their target that a same-size copy does not explain, worst first."""
     found = [r for r in results if "kiln_us" in r and largest_tensor_bytes(r["inputs"], r["dtype"]) > L2_BYTES
-             and r["kiln_fraction_of_copy"] < target_of(r) and r.get("kiln_fraction_of_same_size_copy", 0) < 0.90]
+             and r["kiln_fraction_of_copy"] < target_of(r)
+             and r.get("kiln_fraction_of_same_size_copy", 0) < SAME_SIZE_FLOOR]
     return sorted(found, key=lambda r: r["kiln_fraction_of_copy"])
 
 
@@ -97,22 +94,19 @@ def kernel_name(raw: dict) -> str:
 def limiters(raw: dict) -> dict:
     """The figures that say what limits one launch, and a verdict; a figure ncu did not report is
     left out."""
-    def metric(name):
-        return number(raw.get(name, ""))
-
+    values = {name: v for name, text in raw.items() if (v := number(text)) is not None}
     out = {"kernel": kernel_name(raw)}
     for key, name, scale in [("us", DURATION, 1e-3), ("dram_pct", DRAM, 1), ("issued_per_cycle", ISSUED, 1),
                              ("achieved_occupancy_pct", ACHIEVED, 1), ("theoretical_occupancy_pct", THEORETICAL, 1),
                              ("registers", REGISTERS, 1), ("waves", WAVES, 1)]:
-        value = metric(name)
-        if value is not None:
-            out[key] = value * scale
-    caps = {m[1]: metric(k) for k in raw if (m := OCCUPANCY_LIMIT.match(k)) and metric(k) is not None}
+        if name in values:
+            out[key] = values[name] * scale
+    caps = {m[1]: v for k, v in values.items() if (m := OCCUPANCY_LIMIT.match(k))}
     if caps:
         fewest = min(caps.values())
         out["blocks_per_sm"] = fewest
         out["occupancy_limited_by"] = sorted(k for k, v in caps.items() if v == fewest)
-    stalls = {m[1]: metric(k) for k in raw if (m := STALL.match(k)) and metric(k) is not None and m[1] != "selected"}
+    stalls = {m[1]: v for k, v in values.items() if (m := STALL.match(k)) and m[1] != "selected"}
     total = sum(stalls.values())
     if total > 0:
         out["stalls"] = {k: round(v / total, 3) for k, v in sorted(stalls.items(), key=lambda kv: -kv[1]) if v > 0}

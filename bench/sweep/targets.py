@@ -13,6 +13,9 @@ from cases import largest_tensor_bytes
 
 # Above this, a tensor does not fit in the H200's L2 (50 MiB): its cases must run at the copy rate.
 L2_BYTES = 50 * 2**20
+# A case below its target whose same-size copy also runs below this fraction of the large copy's rate is
+# bound by its size (launch, ramp, tail), not by its kernel.
+SAME_SIZE_FLOOR = 0.90
 # "layernorm_1335x50257_bf16" -> op, rows, row length, dtype.
 ROW_CASE = re.compile(r"([a-z]+)_(\d+)x(\d+)_(bf16|f16|f32)$")
 
@@ -21,6 +24,11 @@ def _counted(cases: list[dict], floor: float) -> tuple[int, int, list[str]]:
     """How many of `cases` reach `floor` of copy, of how many, and the others as 'name (fraction)'."""
     misses = sorted((r for r in cases if r["kiln_fraction_of_copy"] < floor), key=lambda r: r["kiln_fraction_of_copy"])
     return len(cases) - len(misses), len(cases), [f"{r['name']} ({r['kiln_fraction_of_copy']:.3f})" for r in misses]
+
+
+def target_of(entry: dict) -> float:
+    """The issue's floor for a case above L2: 0.85 of copy for transposes, 0.90 for every other class."""
+    return 0.85 if entry["class"] == "transpose" else 0.90
 
 
 def odd_row_pairs(measured: list[dict]) -> list[tuple[dict, dict, float]]:
@@ -53,7 +61,7 @@ def targets_markdown(results: list[dict]) -> list[str]:
     rows.append(("every class above L2 at >= 0.90 of copy", met, covered, ["by class below"]))
     # A miss that a copy of the same bytes misses too is bound by its size (launch, ramp, tail), not its kernel.
     missed = [r for r in big if r["kiln_fraction_of_copy"] < 0.90 and "kiln_fraction_of_same_size_copy" in r]
-    far = sorted((r for r in missed if r["kiln_fraction_of_same_size_copy"] < 0.90),
+    far = sorted((r for r in missed if r["kiln_fraction_of_same_size_copy"] < SAME_SIZE_FLOOR),
                  key=lambda r: r["kiln_fraction_of_same_size_copy"])
     rows.append(("of those below 0.90 of copy, >= 0.90 of a copy of their own bytes", len(missed) - len(far),
                  len(missed), [f"{r['name']} ({r['kiln_fraction_of_same_size_copy']:.3f})" for r in far]))
